@@ -1,0 +1,69 @@
+import type { Db } from '../db/connect.js';
+import { migrate } from '../db/migrate.js';
+import { ApiError } from '../platform/errors.js';
+import type { Plan } from '../platform/plans.js';
+import type { Services } from '../services.js';
+
+/** Everything the `vigil` CLI can ask of a database, whether it runs it itself or hands it to a server. */
+export type AdminCommand =
+  | { kind: 'migrate' }
+  | { kind: 'org.create'; name: string; plan: Plan; adminEmail?: string }
+  | { kind: 'org.set-plan'; orgId: string; plan: Plan }
+  | { kind: 'org.set-rate-limit'; orgId: string; perMinute: number | null }
+  | { kind: 'key.create'; orgId: string; name?: string }
+  | { kind: 'key.revoke'; keyId: string }
+  | { kind: 'billing.trial-expired'; orgId: string }
+  | { kind: 'billing.payment-failed'; orgId: string; reason?: string };
+
+export type AdminResult = Record<string, unknown>;
+
+export interface AdminTarget {
+  db: Db;
+  services: Services;
+  /** Called after anything that changes what a key grants, so this process forgets its cached grants. */
+  grantsChanged(): void;
+}
+
+export async function runAdminCommand(target: AdminTarget, command: AdminCommand): Promise<AdminResult> {
+  const { services } = target;
+  switch (command.kind) {
+    case 'migrate':
+      return { applied: await migrate(target.db) };
+    case 'org.create': {
+      const created = await services.organizations.create(command);
+      const { id, name, plan } = created.org;
+      return { org: { id, name, plan }, apiKey: created.apiKey, keyId: created.keyId, adminUserId: created.admin?.id ?? null };
+    }
+    case 'org.set-plan': {
+      const org = await services.organizations.setPlan(command.orgId, command.plan);
+      target.grantsChanged();
+      return { org: { id: org.id, name: org.name, plan: org.plan } };
+    }
+    case 'org.set-rate-limit': {
+      const org = await services.organizations.setRateLimit(command.orgId, command.perMinute);
+      target.grantsChanged();
+      return { org: { id: org.id, name: org.name, plan: org.plan, rateLimitPerMinute: org.rateLimitPerMinute } };
+    }
+    case 'key.create': {
+      await services.organizations.get(command.orgId);
+      const created = await services.apiKeys.create(command.orgId, { name: command.name });
+      return { id: created.key.id, apiKey: created.apiKey };
+    }
+    case 'key.revoke': {
+      const key = await services.apiKeys.revoke(command.keyId);
+      target.grantsChanged();
+      return { id: key.id, revokedAt: key.revokedAt };
+    }
+    case 'billing.trial-expired':
+      await services.organizations.reportBilling(command.orgId, 'trial_expired', null);
+      return { orgId: command.orgId, event: 'billing.trial_expired' };
+    case 'billing.payment-failed':
+      await services.organizations.reportBilling(command.orgId, 'payment_failed', command.reason ?? null);
+      return { orgId: command.orgId, event: 'billing.payment_failed' };
+  }
+}
+
+export function describeFailure(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}

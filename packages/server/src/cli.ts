@@ -1,0 +1,144 @@
+import { parseArgs } from 'node:util';
+import { type AdminCommand, type AdminResult, runAdminCommand } from './admin/commands.js';
+import { sendToRunningServer } from './admin/socket.js';
+import { loadConfig } from './config.js';
+import { exitOnStartupError, serve } from './main.js';
+import { isPlan, type Plan, plans } from './platform/plans.js';
+import { openRuntime } from './runtime.js';
+import { createServices } from './services.js';
+
+class UsageError extends Error {}
+
+const usage = `usage:
+  vigil serve
+  vigil migrate
+  vigil org create --name NAME --plan PLAN [--admin-email EMAIL] [--json]
+  vigil org set-plan ORG_ID PLAN [--json]
+  vigil org set-rate-limit ORG_ID N [--json]
+  vigil key create --org ORG_ID [--name NAME] [--json]
+  vigil key revoke KEY_ID [--json]
+  vigil billing trial-expired ORG_ID [--json]
+  vigil billing payment-failed ORG_ID [--reason TEXT] [--json]
+plans: ${plans.join(' ')}`;
+
+function plan(value: string | undefined): Plan {
+  if (value === undefined || !isPlan(value)) throw new UsageError(`plan must be one of ${plans.join(', ')}, got "${value ?? ''}"`);
+  return value;
+}
+
+function required(value: string | undefined, what: string): string {
+  if (value === undefined || value.trim() === '') throw new UsageError(`${what} is required`);
+  return value;
+}
+
+function parse(argv: string[]): { command: AdminCommand | 'serve'; json: boolean } {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      'admin-email': { type: 'string' },
+      org: { type: 'string' },
+      reason: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const [group, action, first, second, ...rest] = positionals;
+  const json = values.json ?? false;
+  const words = [group, action].filter(Boolean).join(' ');
+  const expectArguments = (count: number) => {
+    const given = positionals.length - (action === undefined ? 1 : 2);
+    if (given !== count || rest.length > 0) throw new UsageError(`"${words}" takes ${count} argument${count === 1 ? '' : 's'}`);
+  };
+  switch (words) {
+    case 'serve':
+    case 'migrate':
+      if (positionals.length !== 1) throw new UsageError(`"${group}" takes no arguments`);
+      return { command: group === 'serve' ? 'serve' : { kind: 'migrate' }, json };
+    case 'org create':
+      expectArguments(0);
+      return {
+        command: { kind: 'org.create', name: required(values.name, '--name'), plan: plan(values.plan), adminEmail: values['admin-email'] },
+        json,
+      };
+    case 'org set-plan':
+      expectArguments(2);
+      return { command: { kind: 'org.set-plan', orgId: first, plan: plan(second) }, json };
+    case 'org set-rate-limit': {
+      expectArguments(2);
+      if (!/^\d+$/.test(second)) throw new UsageError(`N must be a whole number of requests per minute, got "${second}"`);
+      return { command: { kind: 'org.set-rate-limit', orgId: first, perMinute: Number(second) }, json };
+    }
+    case 'key create':
+      expectArguments(0);
+      return { command: { kind: 'key.create', orgId: required(values.org, '--org'), name: values.name }, json };
+    case 'key revoke':
+      expectArguments(1);
+      return { command: { kind: 'key.revoke', keyId: first }, json };
+    case 'billing trial-expired':
+      expectArguments(1);
+      return { command: { kind: 'billing.trial-expired', orgId: first }, json };
+    case 'billing payment-failed':
+      expectArguments(1);
+      return { command: { kind: 'billing.payment-failed', orgId: first, reason: values.reason }, json };
+    default:
+      throw new UsageError(words ? `unknown command "${words}"` : 'no command given');
+  }
+}
+
+function describe(command: AdminCommand, result: AdminResult): string {
+  switch (command.kind) {
+    case 'migrate': {
+      const applied = result.applied as string[];
+      return applied.length ? `Applied ${applied.join(', ')}` : 'The database is up to date.';
+    }
+    case 'org.create': {
+      const org = result.org as { id: string; name: string; plan: string };
+      return `Created organization ${org.id} "${org.name}" on ${org.plan}.\nAPI key (shown once, keep it safe): ${String(result.apiKey)}`;
+    }
+    case 'key.create':
+      return `Created ${String(result.id)}.\nAPI key (shown once, keep it safe): ${String(result.apiKey)}`;
+    case 'key.revoke':
+      return `Revoked ${String(result.id)}.`;
+    default:
+      return JSON.stringify(result);
+  }
+}
+
+async function execute(command: AdminCommand): Promise<AdminResult> {
+  const config = loadConfig();
+  if (!config.databaseUrl) {
+    const handled = await sendToRunningServer(config.dataDir, command);
+    if (handled) return handled;
+  }
+  const runtime = await openRuntime(config);
+  try {
+    return await runAdminCommand({ db: runtime.db, services: createServices(runtime), grantsChanged: () => undefined }, command);
+  } finally {
+    await runtime.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'help' || argv.includes('--help')) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    process.stderr.write(`vigil: ${(error as Error).message} (vigil help lists the commands)\n`);
+    process.exit(1);
+  }
+  if (parsed.command === 'serve') return serve().catch(exitOnStartupError);
+  const command = parsed.command;
+  try {
+    const result = await execute(command);
+    process.stdout.write(`${parsed.json ? JSON.stringify(result) : describe(command, result)}\n`);
+  } catch (error) {
+    exitOnStartupError(error);
+  }
+}

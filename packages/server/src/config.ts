@@ -1,0 +1,128 @@
+import path from 'node:path';
+
+export type ProcessRole = 'api' | 'worker' | 'all';
+
+export interface AiConfig {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  siteUrl: string;
+  /** Undefined only in embedded mode before the data directory supplies one. */
+  secretKey: string | undefined;
+  role: ProcessRole;
+  ai: AiConfig | undefined;
+  webhookTimeoutMs: number;
+  webhookRetryScheduleMs: number[];
+  webhookAllowPrivate: boolean;
+  connectionsAllowPrivate: boolean;
+  maxUploadBytes: number;
+  importMaxRows: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return raw;
+}
+
+function retrySchedule(env: Env): number[] {
+  const name = 'VIGIL_WEBHOOK_RETRY_SCHEDULE_MS';
+  const raw = env[name];
+  if (raw === undefined || raw === '') return [0, 60_000, 300_000, 900_000, 1_800_000];
+  const parts = raw.split(',').map((part) => part.trim());
+  if (parts.length !== 5 || parts.some((part) => !/^\d+$/.test(part))) {
+    throw new ConfigError(name, `must be five comma-separated whole numbers of milliseconds, got "${raw}"`);
+  }
+  return parts.map(Number);
+}
+
+function aiConfig(env: Env): AiConfig | undefined {
+  const baseUrl = url(env, 'AI_BASE_URL', ['http:', 'https:']);
+  const model = env.AI_MODEL?.trim() || undefined;
+  if (!baseUrl && !model) return undefined;
+  if (!baseUrl) throw new ConfigError('AI_BASE_URL', 'must be set when AI_MODEL is set');
+  if (!model) throw new ConfigError('AI_MODEL', 'must be set when AI_BASE_URL is set');
+  return { baseUrl, model, apiKey: env.AI_API_KEY ?? '' };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65_535);
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const secretKey = env.VIGIL_SECRET_KEY || undefined;
+  if (secretKey !== undefined && secretKey.length < 32) {
+    throw new ConfigError('VIGIL_SECRET_KEY', 'must be at least 32 characters long');
+  }
+  if (databaseUrl && !secretKey) {
+    throw new ConfigError('VIGIL_SECRET_KEY', 'is required when DATABASE_URL is set (32 or more random characters)');
+  }
+  const role = (env.VIGIL_ROLE?.trim() || 'all') as ProcessRole;
+  if (!['api', 'worker', 'all'].includes(role)) {
+    throw new ConfigError('VIGIL_ROLE', `must be api, worker or all, got "${env.VIGIL_ROLE}"`);
+  }
+  const siteUrl = (url(env, 'VIGIL_SITE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  return {
+    port,
+    host,
+    dataDir: path.resolve(env.VIGIL_DATA_DIR?.trim() || './data'),
+    databaseUrl,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    siteUrl,
+    secretKey,
+    role,
+    ai: aiConfig(env),
+    webhookTimeoutMs: integer(env, 'VIGIL_WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    webhookRetryScheduleMs: retrySchedule(env),
+    webhookAllowPrivate: boolean(env, 'VIGIL_WEBHOOK_ALLOW_PRIVATE'),
+    connectionsAllowPrivate: boolean(env, 'VIGIL_CONNECTIONS_ALLOW_PRIVATE'),
+    maxUploadBytes: integer(env, 'VIGIL_MAX_UPLOAD_MB', 50, 1, 10_240) * 1024 * 1024,
+    importMaxRows: integer(env, 'VIGIL_IMPORT_MAX_ROWS', 1_000_000, 1, 100_000_000),
+    logLevel: env.LOG_LEVEL?.trim() || 'info',
+  };
+}

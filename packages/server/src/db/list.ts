@@ -1,0 +1,33 @@
+import type { PageWindow } from '../platform/pagination.js';
+import type { Queryable } from './connect.js';
+
+export interface PageSelect {
+  /** A table name from code, never from input. */
+  from: string;
+  orgId: string;
+  /** Equality filters; undefined values are left out. Keys are column names from code. */
+  where?: Record<string, unknown>;
+  window: PageWindow;
+}
+
+/** One page of an organization's rows, newest first, reading one extra row to learn whether more follow. */
+export function selectPage<Row>(db: Queryable, select: PageSelect): Promise<Row[]> {
+  const params: unknown[] = [select.orgId];
+  const conditions = ['org_id = $1'];
+  for (const [column, value] of Object.entries(select.where ?? {})) {
+    if (value === undefined) continue;
+    params.push(value);
+    conditions.push(`${column} = $${params.length}`);
+  }
+  if (select.window.beforeId !== undefined) {
+    params.push(select.window.beforeId);
+    conditions.push(`id < $${params.length}`);
+  }
+  params.push(select.window.limit + 1);
+  return db.query<Row>(
+    `SELECT * FROM ${select.from} WHERE ${conditions.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`,
+    params,
+  );
+}
+
+export const isoOrNull = (value: Date | null): string | null => (value ? value.toISOString() : null);

@@ -1,0 +1,35 @@
+import type { Queryable } from '../db/connect.js';
+import type { Clock } from '../platform/clock.js';
+import { newId } from '../platform/ids.js';
+import type { EventData, EventName } from './catalog.js';
+
+export interface RecordedEvent<E extends EventName = EventName> {
+  id: string;
+  orgId: string;
+  event: E;
+  timestamp: string;
+  data: EventData<E>;
+}
+
+/**
+ * Writes the event in the caller's transaction, so it exists exactly when the change it
+ * describes was committed: a rolled-back change leaves no event behind.
+ */
+export async function recordEvent<E extends EventName>(
+  tx: Queryable,
+  clock: Clock,
+  orgId: string,
+  event: E,
+  data: EventData<E>,
+): Promise<RecordedEvent<E>> {
+  const at = clock.now();
+  const id = newId('event', at.getTime());
+  await tx.query('INSERT INTO events (id, org_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5)', [
+    id,
+    orgId,
+    event,
+    data,
+    at,
+  ]);
+  return { id, orgId, event, timestamp: at.toISOString(), data };
+}

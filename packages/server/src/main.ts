@@ -1,0 +1,43 @@
+import { pathToFileURL } from 'node:url';
+import { ConfigError, loadConfig } from './config.js';
+import { startServer } from './server.js';
+
+export async function serve(): Promise<void> {
+  const config = loadConfig();
+  const server = await startServer(config);
+  const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
+  process.stdout.write(
+    [
+      `Vigil is listening on ${server.url} (REST API at ${server.url}/api/v1, reference at ${server.url}/docs)`,
+      `Database: ${database}`,
+      `Create your first organization and API key with:`,
+      `  npx vigil org create --name "Acme" --plan business --admin-email you@example.com`,
+      '',
+    ].join('\n'),
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${signal} received: finishing in-flight requests\n`);
+    server.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`vigil: shutdown failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+export function exitOnStartupError(error: unknown): never {
+  const message = error instanceof ConfigError ? `invalid configuration: ${error.message}` : error instanceof Error ? error.message : String(error);
+  process.stderr.write(`vigil: ${message}\n`);
+  process.exit(1);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  serve().catch(exitOnStartupError);
+}

@@ -1,0 +1,61 @@
+import { StringEnum } from '../../platform/route-schemas.js';
+import { Type, type Static } from '@sinclair/typebox';
+
+export const severities = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export const statuses = ['active', 'acknowledged', 'resolved'] as const;
+export type Severity = (typeof severities)[number];
+export type AlertStatus = (typeof statuses)[number];
+
+const Timestamp = Type.String({ format: 'date-time' });
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+const NullableText = Type.Union([Type.String(), Type.Null()]);
+const OptionalText = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()]));
+export const SeverityEnum = StringEnum(severities);
+export const StatusEnum = StringEnum(statuses);
+
+export const Alert = Type.Object(
+  {
+    id: Type.String({ examples: ['alrt_01jd3v7f3ygc0x6m8pj6kq2e9r'] }),
+    projectId: Type.String(),
+    title: Type.String(),
+    description: NullableText,
+    severity: SeverityEnum,
+    status: StatusEnum,
+    area: NullableText,
+    value: NullableText,
+    threshold: NullableText,
+    assigneeId: NullableText,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    acknowledgedAt: NullableTimestamp,
+    resolvedAt: NullableTimestamp,
+  },
+);
+export type Alert = Static<typeof Alert>;
+
+const editable = {
+  title: Type.String({ minLength: 1, maxLength: 500 }),
+  severity: SeverityEnum,
+  description: OptionalText(10_000),
+  area: OptionalText(200),
+  value: OptionalText(200),
+  threshold: OptionalText(200),
+};
+
+export const CreateAlert = Type.Object(
+  { ...editable, projectId: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: false },
+);
+export type CreateAlert = Static<typeof CreateAlert>;
+
+export const UpdateAlert = Type.Partial(Type.Object(editable), { additionalProperties: false, minProperties: 1 });
+export type UpdateAlert = Static<typeof UpdateAlert>;
+
+export const AssignAlert = Type.Object({ userId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
+
+export const AlertFilters = Type.Object({
+  projectId: Type.Optional(Type.String({ maxLength: 100 })),
+  status: Type.Optional(StatusEnum),
+  severity: Type.Optional(SeverityEnum),
+});
+export type AlertFilters = Static<typeof AlertFilters>;

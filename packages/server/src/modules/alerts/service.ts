@@ -1,0 +1,98 @@
+import type { Queryable } from '../../db/connect.js';
+import { recordEvent } from '../../events/outbox.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { ApiError, conflict, found } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
+import { findProject } from '../projects/store.js';
+import { findUser } from '../users/store.js';
+import { type AlertMove, canMove } from './lifecycle.js';
+import type { Alert, AlertFilters, CreateAlert, UpdateAlert } from './schema.js';
+import { type AlertChanges, deleteAlert, findAlert, insertAlert, listAlerts, updateAlert } from './store.js';
+
+export class AlertService {
+  constructor(private readonly ctx: ServiceContext) {}
+
+  async list(orgId: string, filters: AlertFilters, page: PageQuery): Promise<Page<Alert>> {
+    const window = pageWindow(page);
+    return toPage(await listAlerts(this.ctx.db, orgId, filters, window), window);
+  }
+
+  async get(orgId: string, id: string): Promise<Alert> {
+    return found(await findAlert(this.ctx.db, orgId, id), 'alert');
+  }
+
+  async create(orgId: string, input: CreateAlert): Promise<Alert> {
+    return this.ctx.db.transaction(async (tx) => {
+      found(await findProject(tx, orgId, input.projectId), 'project');
+      const at = this.ctx.clock.now();
+      const alert = await insertAlert(tx, orgId, newId('alert', at.getTime()), input, at);
+      await recordEvent(tx, this.ctx.clock, orgId, 'alert.created', alert);
+      if (alert.severity === 'critical') await recordEvent(tx, this.ctx.clock, orgId, 'alert.critical', alert);
+      return alert;
+    });
+  }
+
+  async update(orgId: string, id: string, input: UpdateAlert): Promise<Alert> {
+    return this.ctx.db.transaction(async (tx) => {
+      const before = await this.lock(tx, orgId, id);
+      const alert = await updateAlert(tx, orgId, id, { ...input, updated_at: this.ctx.clock.now() });
+      if (alert.severity === 'critical' && before.severity !== 'critical') {
+        await recordEvent(tx, this.ctx.clock, orgId, 'alert.critical', alert);
+      }
+      return alert;
+    });
+  }
+
+  async acknowledge(orgId: string, id: string): Promise<Alert> {
+    const at = this.ctx.clock.now();
+    return this.move(orgId, id, 'acknowledge', { status: 'acknowledged', acknowledged_at: at, updated_at: at }, 'alert.acknowledged');
+  }
+
+  async resolve(orgId: string, id: string): Promise<Alert> {
+    const at = this.ctx.clock.now();
+    return this.move(orgId, id, 'resolve', { status: 'resolved', resolved_at: at, updated_at: at }, 'alert.resolved');
+  }
+
+  async assign(orgId: string, id: string, userId: string): Promise<Alert> {
+    return this.move(orgId, id, 'assign', { assignee_id: userId, updated_at: this.ctx.clock.now() }, 'alert.assigned', async (tx) => {
+      const user = found(await findUser(tx, orgId, userId), 'user');
+      if (user.status !== 'active') {
+        throw new ApiError('VALIDATION_ERROR', `userId names a user who is ${user.status}; only active members can be assigned.`, [
+          { field: 'userId', message: `user is ${user.status}` },
+        ]);
+      }
+    });
+  }
+
+  async delete(orgId: string, id: string): Promise<void> {
+    await this.ctx.db.transaction(async (tx) => {
+      const alert = found(await deleteAlert(tx, orgId, id), 'alert');
+      await recordEvent(tx, this.ctx.clock, orgId, 'alert.deleted', alert);
+    });
+  }
+
+  private async move(
+    orgId: string,
+    id: string,
+    move: AlertMove,
+    changes: AlertChanges,
+    event: 'alert.acknowledged' | 'alert.resolved' | 'alert.assigned',
+    check?: (tx: Queryable) => Promise<void>,
+  ): Promise<Alert> {
+    return this.ctx.db.transaction(async (tx) => {
+      const before = await this.lock(tx, orgId, id);
+      if (!canMove(move, before.status)) throw conflict(`An alert that is ${before.status} cannot be ${pastTense[move]}.`);
+      await check?.(tx);
+      const alert = await updateAlert(tx, orgId, id, changes);
+      await recordEvent(tx, this.ctx.clock, orgId, event, alert);
+      return alert;
+    });
+  }
+
+  private async lock(tx: Queryable, orgId: string, id: string): Promise<Alert> {
+    return found(await findAlert(tx, orgId, id, true), 'alert');
+  }
+}
+
+const pastTense: Record<AlertMove, string> = { acknowledge: 'acknowledged', assign: 'assigned', resolve: 'resolved' };

@@ -1,0 +1,96 @@
+import type { Queryable } from '../../db/connect.js';
+import { isoOrNull, selectPage } from '../../db/list.js';
+import { updateOwnedRow } from '../../db/update.js';
+import type { PageWindow } from '../../platform/pagination.js';
+import type { Alert, AlertFilters, AlertStatus, CreateAlert, Severity } from './schema.js';
+
+export interface AlertRow {
+  id: string;
+  project_id: string;
+  title: string;
+  description: string | null;
+  severity: Severity;
+  status: AlertStatus;
+  area: string | null;
+  value: string | null;
+  threshold: string | null;
+  assignee_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  acknowledged_at: Date | null;
+  resolved_at: Date | null;
+}
+
+export const toAlert = (row: AlertRow): Alert => ({
+  id: row.id,
+  projectId: row.project_id,
+  title: row.title,
+  description: row.description,
+  severity: row.severity,
+  status: row.status,
+  area: row.area,
+  value: row.value,
+  threshold: row.threshold,
+  assigneeId: row.assignee_id,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+  acknowledgedAt: isoOrNull(row.acknowledged_at),
+  resolvedAt: isoOrNull(row.resolved_at),
+});
+
+export async function insertAlert(db: Queryable, orgId: string, id: string, input: CreateAlert, at: Date): Promise<Alert> {
+  const [row] = await db.query<AlertRow>(
+    `INSERT INTO alerts (id, org_id, project_id, title, description, severity, status, area, value, threshold, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, $8, $9, $10, $10) RETURNING *`,
+    [
+      id,
+      orgId,
+      input.projectId,
+      input.title,
+      input.description ?? null,
+      input.severity,
+      input.area ?? null,
+      input.value ?? null,
+      input.threshold ?? null,
+      at,
+    ],
+  );
+  return toAlert(row);
+}
+
+export async function findAlert(db: Queryable, orgId: string, id: string, forUpdate = false): Promise<Alert | undefined> {
+  const [row] = await db.query<AlertRow>(
+    `SELECT * FROM alerts WHERE org_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    [orgId, id],
+  );
+  return row ? toAlert(row) : undefined;
+}
+
+export async function listAlerts(db: Queryable, orgId: string, filters: AlertFilters, window: PageWindow): Promise<Alert[]> {
+  const where = { project_id: filters.projectId, status: filters.status, severity: filters.severity };
+  return (await selectPage<AlertRow>(db, { from: 'alerts', orgId, where, window })).map(toAlert);
+}
+
+export interface AlertChanges {
+  title?: string;
+  description?: string | null;
+  severity?: Severity;
+  area?: string | null;
+  value?: string | null;
+  threshold?: string | null;
+  status?: AlertStatus;
+  assignee_id?: string;
+  acknowledged_at?: Date;
+  resolved_at?: Date;
+  updated_at: Date;
+}
+
+export async function updateAlert(db: Queryable, orgId: string, id: string, changes: AlertChanges): Promise<Alert> {
+  const row = await updateOwnedRow<AlertRow>(db, 'alerts', orgId, id, { ...changes });
+  return toAlert(row!);
+}
+
+export async function deleteAlert(db: Queryable, orgId: string, id: string): Promise<Alert | undefined> {
+  const [row] = await db.query<AlertRow>(`DELETE FROM alerts WHERE org_id = $1 AND id = $2 RETURNING *`, [orgId, id]);
+  return row ? toAlert(row) : undefined;
+}

@@ -1,0 +1,19 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+const Timestamp = Type.String({ format: 'date-time' });
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+/** An API key as it may be shown after creation: never the key itself, never its hash. */
+export const ApiKey = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    prefix: Type.String({ description: 'The first characters of the key, to recognise it by.' }),
+    createdBy: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Timestamp,
+    expiresAt: NullableTimestamp,
+    lastUsedAt: NullableTimestamp,
+    revokedAt: NullableTimestamp,
+  },
+);
+export type ApiKey = Static<typeof ApiKey>;

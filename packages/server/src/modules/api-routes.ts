@@ -1,0 +1,12 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../services.js';
+import { alertRoutes } from './alerts/routes.js';
+import { projectRoutes } from './projects/routes.js';
+import { userRoutes } from './users/routes.js';
+
+/** Every resource's routes under /api/v1; authentication has already run when they are reached. */
+export const apiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  await app.register(projectRoutes, { projects: services.projects });
+  await app.register(alertRoutes, { alerts: services.alerts });
+  await app.register(userRoutes, { users: services.users });
+};

@@ -1,0 +1,29 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+const Timestamp = Type.String({ format: 'date-time' });
+const OptionalText = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()]));
+
+export const Project = Type.Object(
+  {
+    id: Type.String({ examples: ['proj_01jd3v7f3ygc0x6m8pj6kq2e9r'] }),
+    name: Type.String(),
+    area: Type.Union([Type.String(), Type.Null()]),
+    description: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+);
+export type Project = Static<typeof Project>;
+
+export const CreateProject = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    area: OptionalText(200),
+    description: OptionalText(5000),
+  },
+  { additionalProperties: false },
+);
+export type CreateProject = Static<typeof CreateProject>;
+
+export const UpdateProject = Type.Partial(CreateProject, { additionalProperties: false, minProperties: 1 });
+export type UpdateProject = Static<typeof UpdateProject>;

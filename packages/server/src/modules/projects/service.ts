@@ -1,0 +1,45 @@
+import { recordEvent } from '../../events/outbox.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { found } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
+import type { CreateProject, Project, UpdateProject } from './schema.js';
+import { deleteProject, findProject, insertProject, listProjects, updateProject } from './store.js';
+
+export class ProjectService {
+  constructor(private readonly ctx: ServiceContext) {}
+
+  async list(orgId: string, page: PageQuery): Promise<Page<Project>> {
+    const window = pageWindow(page);
+    return toPage(await listProjects(this.ctx.db, orgId, window), window);
+  }
+
+  async get(orgId: string, id: string): Promise<Project> {
+    return found(await findProject(this.ctx.db, orgId, id), 'project');
+  }
+
+  async create(orgId: string, input: CreateProject): Promise<Project> {
+    return this.ctx.db.transaction(async (tx) => {
+      const at = this.ctx.clock.now();
+      const project = await insertProject(tx, orgId, newId('project', at.getTime()), input, at);
+      await recordEvent(tx, this.ctx.clock, orgId, 'project.created', project);
+      return project;
+    });
+  }
+
+  async update(orgId: string, id: string, input: UpdateProject): Promise<Project> {
+    return this.ctx.db.transaction(async (tx) => {
+      const project = found(await updateProject(tx, orgId, id, input, this.ctx.clock.now()), 'project');
+      await recordEvent(tx, this.ctx.clock, orgId, 'project.updated', project);
+      return project;
+    });
+  }
+
+  /** Deleting a project deletes its alerts with it; one project.deleted event announces both. */
+  async delete(orgId: string, id: string): Promise<void> {
+    await this.ctx.db.transaction(async (tx) => {
+      const project = found(await deleteProject(tx, orgId, id), 'project');
+      await recordEvent(tx, this.ctx.clock, orgId, 'project.deleted', project);
+    });
+  }
+}

@@ -1,0 +1,57 @@
+import type { Queryable } from '../../db/connect.js';
+import { selectPage } from '../../db/list.js';
+import { updateOwnedRow } from '../../db/update.js';
+import type { PageWindow } from '../../platform/pagination.js';
+import type { CreateProject, Project, UpdateProject } from './schema.js';
+
+interface ProjectRow {
+  id: string;
+  name: string;
+  area: string | null;
+  description: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toProject = (row: ProjectRow): Project => ({
+  id: row.id,
+  name: row.name,
+  area: row.area,
+  description: row.description,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+export async function insertProject(db: Queryable, orgId: string, id: string, input: CreateProject, at: Date): Promise<Project> {
+  const [row] = await db.query<ProjectRow>(
+    `INSERT INTO projects (id, org_id, name, area, description, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING *`,
+    [id, orgId, input.name, input.area ?? null, input.description ?? null, at],
+  );
+  return toProject(row);
+}
+
+export async function findProject(db: Queryable, orgId: string, id: string): Promise<Project | undefined> {
+  const [row] = await db.query<ProjectRow>(`SELECT * FROM projects WHERE org_id = $1 AND id = $2`, [orgId, id]);
+  return row ? toProject(row) : undefined;
+}
+
+export async function listProjects(db: Queryable, orgId: string, window: PageWindow): Promise<Project[]> {
+  return (await selectPage<ProjectRow>(db, { from: 'projects', orgId, window })).map(toProject);
+}
+
+export async function updateProject(
+  db: Queryable,
+  orgId: string,
+  id: string,
+  changes: UpdateProject,
+  at: Date,
+): Promise<Project | undefined> {
+  const row = await updateOwnedRow<ProjectRow>(db, 'projects', orgId, id, { ...changes, updated_at: at });
+  return row ? toProject(row) : undefined;
+}
+
+export async function deleteProject(db: Queryable, orgId: string, id: string): Promise<Project | undefined> {
+  const [row] = await db.query<ProjectRow>(`DELETE FROM projects WHERE org_id = $1 AND id = $2 RETURNING *`, [orgId, id]);
+  return row ? toProject(row) : undefined;
+}

@@ -1,0 +1,48 @@
+import { StringEnum } from '../../platform/route-schemas.js';
+import { Type, type Static } from '@sinclair/typebox';
+
+export const roles = ['admin', 'member', 'viewer'] as const;
+export const userStatuses = ['invited', 'active', 'deactivated'] as const;
+export type Role = (typeof roles)[number];
+export type UserStatus = (typeof userStatuses)[number];
+
+const Timestamp = Type.String({ format: 'date-time' });
+const RoleEnum = StringEnum(roles);
+
+export const User = Type.Object(
+  {
+    id: Type.String({ examples: ['usr_01jd3v7f3ygc0x6m8pj6kq2e9r'] }),
+    email: Type.String(),
+    name: Type.Union([Type.String(), Type.Null()]),
+    role: RoleEnum,
+    status: StringEnum(userStatuses),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+);
+export type User = Static<typeof User>;
+
+export const InviteUser = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 320 }),
+    role: RoleEnum,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+export type InviteUser = Static<typeof InviteUser>;
+
+export const UpdateUser = Type.Object(
+  {
+    role: Type.Optional(RoleEnum),
+    name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateUser = Static<typeof UpdateUser>;
+
+export const UserFilters = Type.Object({
+  status: Type.Optional(StringEnum(userStatuses)),
+  role: Type.Optional(RoleEnum),
+});
+export type UserFilters = Static<typeof UserFilters>;

@@ -1,0 +1,61 @@
+export type ErrorCode =
+  | 'UNAUTHORIZED'
+  | 'PLAN_UPGRADE_REQUIRED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'VALIDATION_ERROR'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED'
+  | 'INTERNAL_ERROR'
+  | 'AI_PROVIDER_ERROR'
+  | 'SERVICE_UNAVAILABLE';
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+const statusOf: Record<ErrorCode, number> = {
+  UNAUTHORIZED: 401,
+  PLAN_UPGRADE_REQUIRED: 403,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  VALIDATION_ERROR: 422,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  AI_PROVIDER_ERROR: 502,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+/** The error every layer throws; the HTTP layer turns it into `{error, code, details?}`. */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: FieldProblem[],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = statusOf[code];
+  }
+}
+
+export const notFound = (what: string): ApiError => new ApiError('NOT_FOUND', `No such ${what}.`);
+
+export const invalid = (field: string, message: string): ApiError =>
+  new ApiError('VALIDATION_ERROR', `${field} ${message}.`, [{ field, message }]);
+
+export const conflict = (message: string): ApiError => new ApiError('CONFLICT', message);
+
+/** The value, or NOT_FOUND naming what was looked for. */
+export function found<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw notFound(what);
+  return value;
+}

@@ -1,0 +1,62 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from './errors.js';
+import { fieldProblems } from './validation.js';
+
+export interface ErrorBody {
+  error: string;
+  code: string;
+  details?: { field: string; message: string }[];
+  requestId: string;
+}
+
+/** Fastify's own failures, translated into the API's codes. */
+function translate(error: FastifyError): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation) {
+    const part = error.validationContext ?? 'body';
+    const details = fieldProblems(error.validation as Parameters<typeof fieldProblems>[0], part);
+    const summary = details.map((problem) => `${problem.field} ${problem.message}`).join('; ');
+    return new ApiError('VALIDATION_ERROR', `The ${part === 'querystring' ? 'query' : part} is invalid: ${summary}.`, details);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('VALIDATION_ERROR', 'The body is not valid JSON.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', 'The body is larger than this endpoint accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+  }
+  if (error instanceof SyntaxError) return new ApiError('VALIDATION_ERROR', 'The body is not valid JSON.');
+  if (error.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE', 'The body is larger than this endpoint accepts.');
+  return new ApiError('INTERNAL_ERROR', 'Something went wrong on our side; the request id identifies it in our logs.');
+}
+
+export function errorBody(error: ApiError, request: FastifyRequest): ErrorBody {
+  return {
+    error: error.message,
+    code: error.code,
+    ...(error.details ? { details: error.details } : {}),
+    requestId: request.id,
+  };
+}
+
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
+  return reply.status(error.status).type('application/json; charset=utf-8').send(errorBody(error, request));
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = translate(error);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(reply, request, apiError);
+  });
+}
+
+/** Unknown paths answer in the error format; under /api/v1 they are reached only after authentication. */
+export function installNotFoundHandler(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, request, new ApiError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+  );
+}

@@ -1,0 +1,55 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { invalid } from './errors.js';
+
+export const PageQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100.' })),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'The nextCursor of the previous page.' })),
+});
+export type PageQuery = Static<typeof PageQuery>;
+
+export const ListMeta = Type.Object({
+  limit: Type.Integer(),
+  hasMore: Type.Boolean(),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const listOf = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), meta: ListMeta });
+export const single = <T extends TSchema>(item: T) => Type.Object({ data: item });
+
+export interface Page<T> {
+  data: T[];
+  meta: { limit: number; hasMore: boolean; nextCursor: string | null };
+}
+
+/** What a store needs to read one page: newest first, strictly older than `beforeId`. */
+export interface PageWindow {
+  limit: number;
+  beforeId: string | undefined;
+}
+
+/**
+ * Cursors are opaque to clients: the base64url of the last id on the page. Ids are time-sortable
+ * and unique, so "older than this id" never skips or repeats an item while others are inserted.
+ */
+export function pageWindow(query: PageQuery): PageWindow {
+  const limit = query.limit ?? 20;
+  if (query.cursor === undefined) return { limit, beforeId: undefined };
+  const beforeId = Buffer.from(query.cursor, 'base64url').toString('utf8');
+  if (!/^[a-z]+_[0-9a-z]{26}$/.test(beforeId)) throw invalid('cursor', 'is not a cursor this API returned');
+  return { limit, beforeId };
+}
+
+/** `rows` is what the store read with LIMIT window.limit + 1. */
+export function toPage<T extends { id: string }>(rows: T[], window: PageWindow): Page<T> {
+  const hasMore = rows.length > window.limit;
+  const data = hasMore ? rows.slice(0, window.limit) : rows;
+  const last = data[data.length - 1];
+  return {
+    data,
+    meta: {
+      limit: window.limit,
+      hasMore,
+      nextCursor: hasMore && last ? Buffer.from(last.id, 'utf8').toString('base64url') : null,
+    },
+  };
+}

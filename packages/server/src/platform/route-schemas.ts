@@ -1,0 +1,21 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const ErrorResponse = Type.Object({
+  error: Type.String(),
+  code: Type.String(),
+  details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  requestId: Type.Optional(Type.String()),
+});
+
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
+/** The success responses of a route plus the error format for every failure. */
+export function responses<S extends Record<number, TSchema>>(success: S) {
+  return { ...success, '4xx': ErrorResponse, '5xx': ErrorResponse };
+}
+
+export const NoContent = Type.Null({ description: 'No content' });
+
+/** A string enumeration as plain JSON Schema `enum`, which OpenAPI tools and Ajv messages read best. */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });

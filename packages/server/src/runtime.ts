@@ -1,0 +1,40 @@
+import { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import { connectDb, type Db } from './db/connect.js';
+import { migrate } from './db/migrate.js';
+import { systemClock, type Clock } from './platform/clock.js';
+import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './platform/rate-limit.js';
+import { resolveSecretKey } from './platform/secret-key.js';
+
+export interface Runtime {
+  config: Config & { secretKey: string };
+  db: Db;
+  clock: Clock;
+  limiter: RateLimiter;
+  close(): Promise<void>;
+}
+
+/** What both the server and the CLI stand on: a migrated database, the secret key, the counters. */
+export async function openRuntime(config: Config): Promise<Runtime> {
+  const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
+  const db = await connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const limiter = new RateLimiter(
+    config.redisUrl ? new RedisCounterStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 })) : new MemoryCounterStore(),
+  );
+  return {
+    config: { ...config, secretKey },
+    db,
+    clock: systemClock,
+    limiter,
+    async close() {
+      await limiter.close();
+      await db.close();
+    },
+  };
+}

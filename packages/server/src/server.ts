@@ -1,0 +1,31 @@
+import { listenForAdmin } from './admin/socket.js';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { openRuntime } from './runtime.js';
+
+export interface RunningServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** config → db → migrate → app → listen, and the admin socket in embedded mode. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const runtime = await openRuntime(config);
+  const app = await buildApp(runtime);
+  const log = app.http.log;
+  const stopAdmin = config.databaseUrl
+    ? undefined
+    : await listenForAdmin(config.dataDir, { db: runtime.db, services: app.services, grantsChanged: () => app.grants.forget() });
+  if (config.webhookAllowPrivate) {
+    log.warn('VIGIL_WEBHOOK_ALLOW_PRIVATE is on: webhooks may target loopback and private addresses over http. Never use this in production.');
+  }
+  const url = await app.http.listen({ port: config.port, host: config.host });
+  return {
+    url,
+    async stop() {
+      await stopAdmin?.();
+      await app.close();
+      await runtime.close();
+    },
+  };
+}

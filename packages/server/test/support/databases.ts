@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { connectDb, type Db } from '../../src/db/connect.js';
+import { migrate } from '../../src/db/migrate.js';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+export const postgresUrl = process.env.VIGIL_TEST_DATABASE_URL || undefined;
+export const redisUrl = process.env.VIGIL_TEST_REDIS_URL || undefined;
+
+/** Every database-backed suite runs on PGlite, and on PostgreSQL too when VIGIL_TEST_DATABASE_URL is set. */
+export const databaseKinds: DatabaseKind[] = postgresUrl ? ['pglite', 'postgres'] : ['pglite'];
+
+export interface TestDatabase {
+  db: Db;
+  /** PostgreSQL only: the schema this suite lives in. */
+  schema: string | undefined;
+  drop(): Promise<void>;
+}
+
+async function onPostgres<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A migrated database of its own: in-memory PGlite, or a fresh schema on the shared PostgreSQL. */
+export async function openTestDatabase(kind: DatabaseKind, options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  let database: TestDatabase;
+  if (kind === 'pglite') {
+    const db = await connectDb({});
+    database = { db, schema: undefined, drop: () => db.close() };
+  } else {
+    const schema = `vigil_test_${randomBytes(6).toString('hex')}`;
+    await onPostgres((client) => client.query(`CREATE SCHEMA ${schema}`));
+    const db = await connectDb({ databaseUrl: postgresUrl, searchPath: schema, poolSize: 5 });
+    database = {
+      db,
+      schema,
+      async drop() {
+        await db.close();
+        await onPostgres((client) => client.query(`DROP SCHEMA ${schema} CASCADE`));
+      },
+    };
+  }
+  if (options.migrated !== false) await migrate(database.db);
+  return database;
+}

@@ -2,13 +2,13 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
 import { GrantCache } from './modules/api-keys/grant-cache.js';
 import { LastUsedRecorder } from './modules/api-keys/last-used.js';
 import { apiRoutes } from './modules/api-routes.js';
 import { requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
+import type { ResolvedConfig } from './platform/context.js';
 import { installErrorHandler, installNotFoundHandler } from './platform/http-errors.js';
 import { newId } from './platform/ids.js';
 import { loggerOptions } from './platform/logger.js';
@@ -17,7 +17,7 @@ import { schemaCompiler } from './platform/validation.js';
 import { createServices, type Services } from './services.js';
 
 export interface AppDeps {
-  config: Config;
+  config: ResolvedConfig;
   db: Db;
   clock: Clock;
   limiter: RateLimiter;
@@ -35,7 +35,7 @@ export interface App {
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, db, clock } = deps;
-  const services = createServices({ db, clock });
+  const services = createServices({ db, clock, config });
   const grants = new GrantCache(db);
   const lastUsed = new LastUsedRecorder(db);
 

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { buildApp, type App } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { ManualClock, systemClock, type Clock } from '../../src/platform/clock.js';
+import type { ResolvedConfig } from '../../src/platform/context.js';
 import type { Plan } from '../../src/platform/plans.js';
 import { MemoryCounterStore, RateLimiter } from '../../src/platform/rate-limit.js';
 import { type DatabaseKind, openTestDatabase, type TestDatabase } from './databases.js';
@@ -44,8 +45,8 @@ export interface TestAppOptions {
 
 export const testSecretKey = 'test-secret-key-0123456789abcdef0123456789';
 
-export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ VIGIL_SECRET_KEY: testSecretKey, LOG_LEVEL: 'info' }), ...overrides };
+export function testConfig(overrides: Partial<Config> = {}): ResolvedConfig {
+  return { ...loadConfig({ VIGIL_SECRET_KEY: testSecretKey, LOG_LEVEL: 'info' }), secretKey: testSecretKey, ...overrides };
 }
 
 export async function startTestApp(kind: DatabaseKind, options: TestAppOptions = {}): Promise<TestApp> {

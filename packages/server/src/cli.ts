@@ -113,7 +113,7 @@ async function execute(command: AdminCommand): Promise<AdminResult> {
     const handled = await sendToRunningServer(config.dataDir, command);
     if (handled) return handled;
   }
-  const runtime = await openRuntime(config);
+  const runtime = await openRuntime(config, { migrate: command.kind !== 'migrate' });
   try {
     return await runAdminCommand({ db: runtime.db, services: createServices(runtime), grantsChanged: () => undefined }, command);
   } finally {

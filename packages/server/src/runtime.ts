@@ -14,12 +14,15 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** What both the server and the CLI stand on: a migrated database, the secret key, the counters. */
-export async function openRuntime(config: Config): Promise<Runtime> {
+/**
+ * What both the server and the CLI stand on: a migrated database, the secret key, the counters.
+ * `vigil migrate` opens it unmigrated, so that it can report what it applied itself.
+ */
+export async function openRuntime(config: Config, options: { migrate?: boolean } = {}): Promise<Runtime> {
   const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
   const db = await connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    await migrate(db);
+    if (options.migrate !== false) await migrate(db);
   } catch (error) {
     await db.close();
     throw error;

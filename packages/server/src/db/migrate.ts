@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Db } from './connect.js';
+import type { Db, Queryable } from './connect.js';
 
 const migrationsDir = fileURLToPath(new URL('./migrations/', import.meta.url));
 
@@ -19,18 +19,27 @@ export async function loadMigrations(): Promise<Migration[]> {
   );
 }
 
+/** Runs `work` in a transaction holding the migration lock, so processes that start together take turns. */
+function underMigrationLock<T>(db: Db, work: (tx: Queryable) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey]);
+    return work(tx);
+  });
+}
+
 /**
- * Applies pending migrations, each in its own transaction. The transaction-scoped advisory lock
- * makes processes that start together take turns, and each re-reads what is applied once it holds it.
+ * Applies pending migrations, each in its own transaction under the migration lock; each re-reads
+ * what is applied once it holds the lock. Even the bookkeeping table is created under the lock:
+ * CREATE TABLE IF NOT EXISTS is not safe when two sessions run it at the same moment.
+ * `migrations` defaults to the files in migrations/.
  */
-export async function migrate(db: Db): Promise<string[]> {
-  await db.query(
-    `CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+export async function migrate(db: Db, migrations?: Migration[]): Promise<string[]> {
+  await underMigrationLock(db, (tx) =>
+    tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`),
   );
   const applied: string[] = [];
-  for (const migration of await loadMigrations()) {
-    const ran = await db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [migrationLockKey]);
+  for (const migration of migrations ?? (await loadMigrations())) {
+    const ran = await underMigrationLock(db, async (tx) => {
       const done = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);
       if (done.length > 0) return false;
       await tx.exec(migration.sql);

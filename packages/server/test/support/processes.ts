@@ -1,0 +1,155 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { postgresUrl } from './databases.js';
+
+export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+const mainScript = path.join(repoRoot, 'packages/server/src/main.ts');
+const cliScript = path.join(repoRoot, 'packages/server/bin/vigil.js');
+
+export type Env = Record<string, string>;
+
+/** The parent's environment without any Vigil setting, so a child sees only what a test gives it. */
+function cleanEnv(env: Env): NodeJS.ProcessEnv {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !/^(PORT|HOST|DATABASE_URL|REDIS_URL|LOG_LEVEL|AI_.*|VIGIL_.*)$/.test(name),
+    ),
+  );
+  return { ...inherited, LOG_LEVEL: 'warn', ...env };
+}
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function finished(child: ChildProcess, output: { stdout: string; stderr: string }): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, ...output }));
+  });
+}
+
+function collect(child: ChildProcess): { stdout: string; stderr: string } {
+  const output = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (chunk: Buffer) => (output.stdout += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output.stderr += chunk.toString('utf8')));
+  return output;
+}
+
+/** Runs `vigil ARGS` (what `npx vigil` runs) to completion. */
+export function runCli(args: string[], env: Env): Promise<Finished> {
+  const child = spawn(process.execPath, [cliScript, ...args], { cwd: repoRoot, env: cleanEnv(env) });
+  return finished(child, collect(child));
+}
+
+/** `vigil … --json` that must succeed: its one JSON object. */
+export async function runCliJson<T = Record<string, unknown>>(args: string[], env: Env): Promise<T> {
+  const result = await runCli([...args, '--json'], env);
+  if (result.code !== 0) throw new Error(`vigil ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+/** Starts `node --import tsx src/main.ts` (what `npm start` runs) and waits until it stops or listens. */
+export function runMain(env: Env): { child: ChildProcess; done: Promise<Finished>; output: { stdout: string; stderr: string } } {
+  const child = spawn(process.execPath, ['--import', 'tsx', mainScript], { cwd: repoRoot, env: cleanEnv(env) });
+  const output = collect(child);
+  return { child, done: finished(child, output), output };
+}
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  output: { stdout: string; stderr: string };
+  /** Resolves when a line matching `pattern` has appeared on standard output. */
+  waitForOutput(pattern: RegExp): Promise<void>;
+  /** Sends the signal and waits for the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<Finished>;
+}
+
+export async function startServerProcess(env: Env): Promise<ServerProcess> {
+  const { child, done, output } = runMain({ PORT: '0', ...env });
+  const waitForOutput = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!pattern.test(output.stdout)) return;
+        child.stdout?.off('data', check);
+        resolve();
+      };
+      child.stdout?.on('data', check);
+      check();
+      void done.then((result) => reject(new Error(`the server exited ${result.code} before printing ${pattern}: ${result.stderr}`)));
+    });
+  await waitForOutput(/listening on (http:\/\/\S+) /);
+  const url = /listening on (http:\/\/\S+) /.exec(output.stdout)![1];
+  return {
+    url,
+    child,
+    output,
+    waitForOutput,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return done;
+    },
+  };
+}
+
+/** A fresh, empty directory for one embedded database. */
+export async function tempDataDir(): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vigil-test-'));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export const childSecretKey = 'child-process-secret-key-0123456789abcdef';
+
+/**
+ * A fresh schema on the test PostgreSQL and the environment that points a child process at it:
+ * the schema travels in the URL as a connection option (`-c search_path=…`), which pg honours.
+ */
+export async function tempPostgresSchema(): Promise<{ schema: string; env: Env; url: string; drop(): Promise<void> }> {
+  if (!postgresUrl) throw new Error('VIGIL_TEST_DATABASE_URL is not set');
+  const schema = `vigil_proc_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: postgresUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE SCHEMA ${schema}`);
+  const url = new URL(postgresUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    schema,
+    url: url.toString(),
+    env: { DATABASE_URL: url.toString(), VIGIL_SECRET_KEY: childSecretKey },
+    drop: () => admin(`DROP SCHEMA ${schema} CASCADE`),
+  };
+}
+
+/** Calls a running server over HTTP; `path` is relative to /api/v1 unless it starts with /. */
+export async function call(
+  baseUrl: string,
+  method: string,
+  route: string,
+  options: { apiKey?: string; body?: unknown } = {},
+): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+  const headers: Record<string, string> = {};
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${baseUrl}${route.startsWith('/') ? route : `/api/v1/${route}`}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}

@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryCounterStore, RateLimiter, RedisCounterStore } from '../src/platform/rate-limit.js';
+import { ManualClock, startTestApp, type HttpResult, type TestApp, type TestOrg } from './support/app.js';
+import { databaseKinds, postgresUrl, redisUrl } from './support/databases.js';
+import { call, runCliJson, type ServerProcess, startServerProcess, tempPostgresSchema } from './support/processes.js';
+
+const unixSeconds = (iso: string) => Date.parse(iso) / 1000;
+const testPrefix = () => `vigil-test:rl:${randomBytes(4).toString('hex')}:`;
+
+/**
+ * Successes per one-minute window, keyed by the X-RateLimit-Reset every answer carries. A burst
+ * usually falls in one window; if it straddles a minute boundary, each window is checked on its own.
+ */
+function successesPerWindow(responses: { status: number; headers: Headers }[]): Map<string, { ok: number; total: number }> {
+  const windows = new Map<string, { ok: number; total: number }>();
+  for (const response of responses) {
+    expect([200, 429]).toContain(response.status);
+    const reset = response.headers.get('x-ratelimit-reset')!;
+    const window = windows.get(reset) ?? { ok: 0, total: 0 };
+    window.total += 1;
+    if (response.status === 200) window.ok += 1;
+    windows.set(reset, window);
+  }
+  return windows;
+}
+
+function expectExactly(limit: number, responses: { status: number; headers: Headers }[]): void {
+  for (const { ok, total } of successesPerWindow(responses).values()) expect(ok).toBe(Math.min(limit, total));
+}
+
+describe('the fixed-window limiter', () => {
+  it('reports the limit, what is left, the window end in Unix seconds and a Retry-After of at least 1', async () => {
+    const limiter = new RateLimiter(new MemoryCounterStore());
+    const start = Date.parse('2026-01-01T00:00:30.250Z');
+    expect(await limiter.take('org_a', 2, start)).toEqual({
+      allowed: true,
+      limit: 2,
+      remaining: 1,
+      resetAt: unixSeconds('2026-01-01T00:01:00Z'),
+      retryAfter: 30,
+    });
+    expect(await limiter.take('org_a', 2, start)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await limiter.take('org_a', 2, Date.parse('2026-01-01T00:00:59.900Z'))).toMatchObject({ allowed: false, remaining: 0, retryAfter: 1 });
+    expect(await limiter.take('org_b', 2, start)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await limiter.take('org_a', 2, Date.parse('2026-01-01T00:01:00.000Z'))).toEqual({
+      allowed: true,
+      limit: 2,
+      remaining: 1,
+      resetAt: unixSeconds('2026-01-01T00:02:00Z'),
+      retryAfter: 60,
+    });
+  });
+
+  it('allows exactly the limit out of 200 simultaneous takes, in memory', async () => {
+    const limiter = new RateLimiter(new MemoryCounterStore());
+    const decisions = await Promise.all(Array.from({ length: 200 }, () => limiter.take('org_burst', 120, 0)));
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(120);
+  });
+});
+
+describe.runIf(redisUrl)('counters in Redis', () => {
+  const connections: Redis[] = [];
+  const connect = () => {
+    const redis = new Redis(redisUrl!);
+    connections.push(redis);
+    return redis;
+  };
+  afterAll(async () => {
+    await Promise.all(connections.map((redis) => redis.quit()));
+  });
+
+  it('allows exactly the limit out of 200 takes split over two connections (two processes share the count)', async () => {
+    const prefix = testPrefix();
+    const limiters = [new RateLimiter(new RedisCounterStore(connect(), prefix)), new RateLimiter(new RedisCounterStore(connect(), prefix))];
+    const now = Date.parse('2026-01-01T00:00:10Z');
+    const decisions = await Promise.all(Array.from({ length: 200 }, (_, i) => limiters[i % 2].take('org_shared', 120, now)));
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(120);
+    expect(decisions.map((decision) => decision.remaining).sort((a, b) => a - b).slice(-3)).toEqual([117, 118, 119]);
+    const key = `${prefix}org_shared:${Date.parse('2026-01-01T00:00:00Z')}`;
+    expect(await connections[0].get(key)).toBe('200');
+    const ttl = await connections[0].pttl(key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(120_000);
+  });
+});
+
+describe.each(databaseKinds)('rate limits over HTTP on %s', (kind) => {
+  let t: TestApp;
+  let clock: ManualClock;
+  let org: TestOrg;
+  const windowEnd = '2026-04-01T12:01:00.000Z';
+
+  beforeAll(async () => {
+    clock = new ManualClock('2026-04-01T12:00:15.000Z');
+    t = await startTestApp(kind, { clock });
+    org = await t.createOrg('business');
+  });
+  afterAll(() => t.close());
+
+  const limitHeaders = (response: HttpResult) => ({
+    limit: response.headers.get('x-ratelimit-limit'),
+    remaining: response.headers.get('x-ratelimit-remaining'),
+    reset: response.headers.get('x-ratelimit-reset'),
+  });
+
+  it('sends X-RateLimit-* on every answer to an API-plan org: 200, 201, 404 and 422 alike', async () => {
+    const reset = String(unixSeconds(windowEnd));
+    const answers = [
+      await t.request('GET', 'projects', { apiKey: org.apiKey }),
+      await t.request('POST', 'projects', { apiKey: org.apiKey, body: { name: 'Counted' } }),
+      await t.request('GET', 'no-such-thing', { apiKey: org.apiKey }),
+      await t.request('GET', 'projects/proj_01hzzzzzzzzzzzzzzzzzzzzzzz', { apiKey: org.apiKey }),
+      await t.request('POST', 'projects', { apiKey: org.apiKey, body: { name: 42 } }),
+      await t.request('POST', 'projects', { apiKey: org.apiKey, rawBody: '{"name":', headers: { 'content-type': 'application/json' } }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 201, 404, 404, 422, 422]);
+    expect(answers.map(limitHeaders)).toEqual(
+      [119, 118, 117, 116, 115, 114].map((remaining) => ({ limit: '120', remaining: String(remaining), reset })),
+    );
+  });
+
+  it('lets exactly 120 of 200 simultaneous requests through, then 429 with Retry-After until the window restarts', async () => {
+    const burst = await t.createOrg('business', { name: 'Burst' });
+    const answers = await Promise.all(Array.from({ length: 200 }, () => t.request('GET', 'projects', { apiKey: burst.apiKey })));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(120);
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(refused).toHaveLength(80);
+    expect(refused[0].body).toMatchObject({ code: 'RATE_LIMITED', error: expect.stringContaining('120') });
+    expect(limitHeaders(refused[0])).toEqual({ limit: '120', remaining: '0', reset: String(unixSeconds(windowEnd)) });
+    expect(refused[0].headers.get('retry-after')).toBe('45');
+
+    clock.set('2026-04-01T12:00:59.400Z');
+    const last = await t.request('GET', 'projects', { apiKey: burst.apiKey });
+    expect(last.status).toBe(429);
+    expect(last.headers.get('retry-after')).toBe('1');
+
+    expect((await t.request('GET', 'projects', { apiKey: org.apiKey })).status).toBe(200);
+
+    clock.set(windowEnd);
+    const next = await t.request('GET', 'projects', { apiKey: burst.apiKey });
+    expect(next.status).toBe(200);
+    expect(limitHeaders(next)).toEqual({ limit: '120', remaining: '119', reset: String(unixSeconds('2026-04-01T12:02:00Z')) });
+    expect(next.headers.has('retry-after')).toBe(false);
+  });
+
+  it('applies 600 to enterprise and a custom per-org limit over the plan’s', async () => {
+    const enterprise = await t.createOrg('enterprise', { name: 'Big' });
+    expect(limitHeaders(await t.request('GET', 'projects', { apiKey: enterprise.apiKey })).limit).toBe('600');
+    await t.app.services.organizations.setRateLimit(enterprise.orgId, 3);
+    t.app.grants.forget();
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await t.request('GET', 'projects', { apiKey: enterprise.apiKey })).status);
+    // The first request of the window was counted under the old limit too: one window, one count.
+    expect(statuses).toEqual([200, 200, 429, 429]);
+  });
+});
+
+describe.runIf(redisUrl)('rate limits over HTTP with Redis counters, one process', () => {
+  it('lets exactly 120 of 200 simultaneous requests through', async () => {
+    const redis = new Redis(redisUrl!);
+    const t = await startTestApp('pglite', { limiter: new RateLimiter(new RedisCounterStore(redis, testPrefix())) });
+    try {
+      const org = await t.createOrg('business');
+      const answers = await Promise.all(Array.from({ length: 200 }, () => t.request('GET', 'projects', { apiKey: org.apiKey })));
+      expectExactly(120, answers);
+      expect(answers.filter((answer) => answer.status === 429).every((answer) => Number(answer.headers.get('retry-after')) >= 1)).toBe(true);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe.runIf(postgresUrl && redisUrl)('rate limits across two server processes sharing Redis and PostgreSQL', () => {
+  let target: Awaited<ReturnType<typeof tempPostgresSchema>>;
+  let servers: ServerProcess[];
+
+  beforeAll(async () => {
+    target = await tempPostgresSchema();
+    servers = await Promise.all([startServerProcess({ ...target.env, REDIS_URL: redisUrl! }), startServerProcess({ ...target.env, REDIS_URL: redisUrl! })]);
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await target.drop();
+  });
+
+  it('lets exactly 120 of 200 simultaneous requests through, split between the processes', async () => {
+    const created = await runCliJson<{ apiKey: string }>(['org', 'create', '--name', 'Shared', '--plan', 'business'], target.env);
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => call(servers[i % 2].url, 'GET', 'projects', { apiKey: created.apiKey })),
+    );
+    expectExactly(120, answers);
+    for (const server of servers) {
+      const statuses = answers.filter((_, i) => servers[i % 2] === server).map((answer) => answer.status);
+      expect(statuses).toContain(200);
+    }
+  });
+});

@@ -9,7 +9,7 @@ import { apiRoutes } from './modules/api-routes.js';
 import { requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
-import { installErrorHandler, installNotFoundHandler } from './platform/http-errors.js';
+import { answerUnroutable, installErrorHandler, installNotFoundHandler } from './platform/http-errors.js';
 import { newId } from './platform/ids.js';
 import { loggerOptions } from './platform/logger.js';
 import type { RateLimiter } from './platform/rate-limit.js';
@@ -46,8 +46,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors: answerUnroutable,
   }).withTypeProvider<TypeBoxTypeProvider>();
   http.setValidatorCompiler(schemaCompiler);
+  // Bodies are JSON: without this, text/plain (what fetch sends for a bare string) reaches validation as a string.
+  http.removeContentTypeParser('text/plain');
   installErrorHandler(http);
   installNotFoundHandler(http);
 
@@ -89,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         requireApiKey(authenticated, {
           lookupGrant: (hash) => grants.lookup(hash),
           touchKey: (keyId, at) => lastUsed.touch(keyId, at),
+          countRequest: (orgId, at) => services.usage.meter.countRequest(orgId, at),
           limiter: deps.limiter,
           clock,
         });
@@ -106,6 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     async close() {
       await http.close();
       await lastUsed.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record key use'));
+      await services.usage.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record usage'));
     },
   };
 }

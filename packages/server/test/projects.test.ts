@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from './support/databases.js';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
-
-interface Project {
-  id: string;
-  name: string;
-  area: string | null;
-  description: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+import type { Project } from './support/resources.js';
 
 describe.each(databaseKinds)('projects on %s', (kind) => {
   let t: TestApp;

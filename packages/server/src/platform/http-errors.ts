@@ -54,9 +54,18 @@ export function installErrorHandler(app: FastifyInstance): void {
   });
 }
 
+const noRoute = (request: FastifyRequest) => new ApiError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`);
+
 /** Unknown paths answer in the error format; under /api/v1 they are reached only after authentication. */
 export function installNotFoundHandler(app: FastifyInstance): void {
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, request, new ApiError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
-  );
+  app.setNotFoundHandler((request, reply) => sendError(reply, request, noRoute(request)));
+}
+
+/**
+ * Fastify's `frameworkErrors`: a path it cannot route (a malformed %-escape, a segment longer than
+ * any id) fails before every hook, so it would otherwise answer in Fastify's own format.
+ */
+export function answerUnroutable(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Request-Id', request.id);
+  void sendError(reply, request, noRoute(request));
 }

@@ -5,7 +5,7 @@ import { ApiError, conflict, found } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
 import type { InviteUser, Role, UpdateUser, User, UserFilters } from './schema.js';
-import { countActiveAdmins, findUser, insertUser, listUsers, updateUser } from './store.js';
+import { countActiveAdmins, findUser, insertUser, listUsers, lockAdminChanges, updateUser } from './store.js';
 
 export class UserService {
   constructor(private readonly ctx: ServiceContext) {}
@@ -89,6 +89,7 @@ export class UserService {
   /** An organization always keeps one active admin, or nobody could manage its keys again. */
   private async keepAnAdmin(tx: Queryable, orgId: string, user: User): Promise<void> {
     if (user.role !== 'admin' || user.status !== 'active') return;
+    await lockAdminChanges(tx, orgId);
     if ((await countActiveAdmins(tx, orgId)) <= 1) {
       throw conflict('This is the last active admin of the organization; make another user admin first.');
     }

@@ -71,6 +71,15 @@ export async function updateUser(
   return toUser(row!);
 }
 
+/**
+ * Serialises, per organization, the changes that can take away an active admin: two admins
+ * deactivated at once would otherwise each see the other still active. NO KEY UPDATE leaves the
+ * organization's other writes (whose foreign keys take KEY SHARE) unblocked.
+ */
+export async function lockAdminChanges(db: Queryable, orgId: string): Promise<void> {
+  await db.query('SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE', [orgId]);
+}
+
 export async function countActiveAdmins(db: Queryable, orgId: string): Promise<number> {
   const [row] = await db.query<{ count: number }>(
     `SELECT count(*)::int AS count FROM users WHERE org_id = $1 AND role = 'admin' AND status = 'active'`,

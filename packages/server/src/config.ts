@@ -6,6 +6,8 @@ export interface AiConfig {
   baseUrl: string;
   apiKey: string;
   model: string;
+  /** One provider call's limit (AI_TIMEOUT_MS); 60 s when omitted. */
+  timeoutMs?: number;
 }
 
 export interface Config {
@@ -88,7 +90,7 @@ function aiConfig(env: Env): AiConfig | undefined {
   if (!baseUrl && !model) return undefined;
   if (!baseUrl) throw new ConfigError('AI_BASE_URL', 'must be set when AI_MODEL is set');
   if (!model) throw new ConfigError('AI_MODEL', 'must be set when AI_BASE_URL is set');
-  return { baseUrl, model, apiKey: env.AI_API_KEY ?? '' };
+  return { baseUrl, model, apiKey: env.AI_API_KEY ?? '', timeoutMs: integer(env, 'AI_TIMEOUT_MS', 60_000, 1, 600_000) };
 }
 
 export function loadConfig(env: Env = process.env): Config {

@@ -1,18 +1,25 @@
 import { AlertService } from './modules/alerts/service.js';
 import { ApiKeyService } from './modules/api-keys/service.js';
+import { ChatService } from './modules/chat/service.js';
+import { HistoryService } from './modules/history/service.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { ProjectService } from './modules/projects/service.js';
+import { UsageService } from './modules/usage/service.js';
 import { UserService } from './modules/users/service.js';
 import type { ServiceContext } from './platform/context.js';
 
 /** Every service of the application, built once per process from the same context. */
 export function createServices(ctx: ServiceContext) {
+  const usage = new UsageService(ctx);
   return {
     organizations: new OrganizationService(ctx),
     apiKeys: new ApiKeyService(ctx),
     projects: new ProjectService(ctx),
     alerts: new AlertService(ctx),
     users: new UserService(ctx),
+    usage,
+    history: new HistoryService(ctx),
+    chat: new ChatService(ctx, usage.meter),
   };
 }
 

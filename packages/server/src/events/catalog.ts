@@ -2,6 +2,7 @@ import { StringEnum } from '../platform/route-schemas.js';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Alert } from '../modules/alerts/schema.js';
 import { ApiKey } from '../modules/api-keys/schema.js';
+import { QueryRecord } from '../modules/history/schema.js';
 import { Project } from '../modules/projects/schema.js';
 import { User } from '../modules/users/schema.js';
 import { plans } from '../platform/plans.js';
@@ -38,7 +39,7 @@ export const eventCatalog = {
   'alert.deleted': { description: 'An alert was deleted.', data: Alert },
   'csv.uploaded': { description: 'A CSV/Excel file was uploaded to a project.', data: Resource },
   'data.db_import': { description: 'Data was imported from a database connection.', data: Resource },
-  'query.completed': { description: 'An AI query finished.', data: Resource },
+  'query.completed': { description: 'An AI query finished.', data: QueryRecord },
   'query.deleted': { description: 'A query history entry was deleted.', data: Deleted },
   'project.created': { description: 'A project was created.', data: Project },
   'project.updated': { description: 'A project was updated.', data: Project },

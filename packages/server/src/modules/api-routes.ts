@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
 import { alertRoutes } from './alerts/routes.js';
+import { chatRoutes } from './chat/routes.js';
+import { historyRoutes } from './history/routes.js';
 import { projectRoutes } from './projects/routes.js';
+import { usageRoutes } from './usage/routes.js';
 import { userRoutes } from './users/routes.js';
 
 /** Every resource's routes under /api/v1; authentication has already run when they are reached. */
@@ -9,4 +12,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
   await app.register(projectRoutes, { projects: services.projects });
   await app.register(alertRoutes, { alerts: services.alerts });
   await app.register(userRoutes, { users: services.users });
+  await app.register(chatRoutes, { chat: services.chat });
+  await app.register(historyRoutes, { history: services.history });
+  await app.register(usageRoutes, { usage: services.usage });
 };

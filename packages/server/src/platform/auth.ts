@@ -21,6 +21,8 @@ declare module 'fastify' {
 export interface AuthOptions {
   lookupGrant(keyHash: string): Promise<KeyGrant | undefined>;
   touchKey(keyId: string, at: Date): void;
+  /** Called once per accepted request (past auth, plan and rate limit); must be cheap. */
+  countRequest?(orgId: string, at: Date): void;
   limiter: RateLimiter;
   clock: Clock;
 }
@@ -59,6 +61,7 @@ export function requireApiKey(app: FastifyInstance, options: AuthOptions): void 
       return sendError(reply, request, new ApiError('RATE_LIMITED', `Rate limit of ${decision.limit} requests per minute exceeded.`));
     }
     options.touchKey(grant.keyId, now);
+    options.countRequest?.(grant.orgId, now);
     request.caller = { orgId: grant.orgId, keyId: grant.keyId };
   });
 }

@@ -1,0 +1,78 @@
+import pg from 'pg';
+import type { Db, Queryable } from '../db/connect.js';
+import { projectSchemaName } from '../platform/project-schema.js';
+
+/** The alert columns offered to the model, in the REST field order (snake_case, as SQL writes them). */
+export const alertViewColumns = [
+  'id', 'project_id', 'title', 'description', 'severity', 'status', 'area', 'value', 'threshold', 'assignee_id',
+  'created_at', 'updated_at', 'acknowledged_at', 'resolved_at',
+] as const;
+
+export const alertsViewName = 'alerts';
+
+/** Cluster-wide on PostgreSQL, so named from the globally unique project id. */
+export function projectReaderRole(projectId: string): string {
+  return `vigil_read_${projectSchemaName(projectId).slice('data_'.length)}`;
+}
+
+const quoted = (schema: string, table: string) => `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)}`;
+
+/**
+ * Makes sure the project's schema, its `alerts` view and a role that may read only that schema
+ * exist, and that the role can read `tables`. The view filters the main alerts table by
+ * organization and project and is a security barrier, so no condition the model writes runs on
+ * another project's rows; the role gets no right on the main tables themselves.
+ */
+export class ProjectReaders {
+  /** `projectId/table` pairs already granted by this process: setup runs once per new table, not per question. */
+  private readonly granted = new Set<string>();
+
+  constructor(private readonly db: Db) {}
+
+  async ensure(orgId: string, projectId: string, tables: readonly string[]): Promise<void> {
+    const wanted = [alertsViewName, ...tables];
+    if (wanted.every((table) => this.granted.has(`${projectId}/${table}`))) return;
+    const schema = projectSchemaName(projectId);
+    const role = projectReaderRole(projectId);
+    await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [role]);
+      const [{ main }] = await tx.query<{ main: string }>('SELECT current_schema() AS main');
+      await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`);
+      await createRoleOnce(tx, role);
+      await tx.exec(`GRANT USAGE ON SCHEMA ${pg.escapeIdentifier(schema)} TO ${pg.escapeIdentifier(role)}`);
+      await tx.exec(
+        `CREATE OR REPLACE VIEW ${quoted(schema, alertsViewName)} WITH (security_barrier = true) AS
+         SELECT ${alertViewColumns.join(', ')} FROM ${quoted(main, 'alerts')}
+         WHERE org_id = ${pg.escapeLiteral(orgId)} AND project_id = ${pg.escapeLiteral(projectId)}`,
+      );
+      const list = wanted.map((table) => quoted(schema, table)).join(', ');
+      await tx.exec(`GRANT SELECT ON ${list} TO ${pg.escapeIdentifier(role)}`);
+    });
+    for (const table of wanted) this.granted.add(`${projectId}/${table}`);
+  }
+
+  /** Runs `work` inside a read-only transaction, as the project's role, seeing only the project's schema. */
+  async read<T>(projectId: string, statementTimeoutMs: number, work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const schema = projectSchemaName(projectId);
+    return this.db.transaction(async (tx) => {
+      await tx.query('SET TRANSACTION READ ONLY');
+      await tx.query(`SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`);
+      await tx.query(`SET LOCAL search_path TO ${pg.escapeIdentifier(schema)}, pg_catalog`);
+      await tx.query(`SET LOCAL ROLE ${pg.escapeIdentifier(projectReaderRole(projectId))}`);
+      return work(tx);
+    });
+  }
+
+  /** For a deleted project: the role is cluster-wide and outlives the project's schema otherwise. */
+  async drop(projectId: string): Promise<void> {
+    const role = pg.escapeIdentifier(projectReaderRole(projectId));
+    const [exists] = await this.db.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [projectReaderRole(projectId)]);
+    if (exists) await this.db.exec(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
+    for (const key of this.granted) if (key.startsWith(`${projectId}/`)) this.granted.delete(key);
+  }
+}
+
+async function createRoleOnce(tx: Queryable, role: string): Promise<void> {
+  const [exists] = await tx.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+  if (!exists) await tx.exec(`CREATE ROLE ${pg.escapeIdentifier(role)} NOLOGIN`);
+}

@@ -1,0 +1,54 @@
+/**
+ * What the model's SQL may use beyond plain columns and operators. Everything not listed is
+ * refused, so nothing here can read files, reach the network, sleep, change settings, touch
+ * large objects or the catalogs, or allocate without bound (repeat, lpad and generate_series are
+ * left out on purpose: PGlite cannot interrupt a runaway statement).
+ */
+export const allowedFunctions: ReadonlySet<string> = new Set([
+  // aggregates
+  'count', 'sum', 'avg', 'min', 'max', 'stddev', 'stddev_pop', 'stddev_samp', 'variance', 'var_pop', 'var_samp',
+  'bool_and', 'bool_or', 'every', 'string_agg', 'array_agg', 'json_agg', 'jsonb_agg', 'json_object_agg', 'jsonb_object_agg',
+  'percentile_cont', 'percentile_disc', 'mode', 'corr', 'covar_pop', 'covar_samp',
+  'regr_slope', 'regr_intercept', 'regr_r2', 'regr_count', 'regr_avgx', 'regr_avgy',
+  // window functions
+  'row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile', 'lag', 'lead', 'first_value', 'last_value', 'nth_value',
+  // numbers
+  'abs', 'ceil', 'ceiling', 'floor', 'round', 'trunc', 'sqrt', 'cbrt', 'power', 'pow', 'exp', 'ln', 'log', 'log10', 'mod',
+  'sign', 'div', 'pi', 'width_bucket', 'to_number', 'scale',
+  // text
+  'lower', 'upper', 'initcap', 'length', 'char_length', 'character_length', 'octet_length', 'substr', 'substring', 'left',
+  'right', 'btrim', 'ltrim', 'rtrim', 'replace', 'split_part', 'concat', 'concat_ws', 'position', 'strpos', 'starts_with',
+  'reverse', 'regexp_replace', 'regexp_match', 'regexp_like', 'regexp_count', 'translate', 'format', 'like_escape',
+  'similar_to_escape', 'overlay', 'to_char', 'quote_literal', 'md5',
+  // dates and times
+  'now', 'date_trunc', 'date_part', 'extract', 'date_bin', 'age', 'make_date', 'make_time', 'make_timestamp',
+  'make_timestamptz', 'make_interval', 'justify_days', 'justify_hours', 'justify_interval', 'isfinite', 'to_date',
+  'to_timestamp', 'timezone', 'statement_timestamp', 'transaction_timestamp', 'overlaps',
+  // json and arrays
+  'json_build_object', 'jsonb_build_object', 'json_build_array', 'jsonb_build_array', 'to_json', 'to_jsonb',
+  'json_extract_path_text', 'jsonb_extract_path_text', 'json_array_length', 'jsonb_array_length', 'json_typeof',
+  'jsonb_typeof', 'array_length', 'array_to_string', 'array_position', 'cardinality',
+  // conditionals that parse as calls
+  'num_nulls', 'num_nonnulls',
+]);
+
+/** Types a cast may name; a cast to regclass and friends would be a catalog lookup. */
+export const allowedTypes: ReadonlySet<string> = new Set([
+  'int2', 'int4', 'int8', 'smallint', 'integer', 'int', 'bigint', 'numeric', 'decimal', 'float4', 'float8', 'real',
+  'double precision', 'text', 'varchar', 'bpchar', 'char', 'character', 'character varying', 'bool', 'boolean', 'date',
+  'time', 'timetz', 'timestamp', 'timestamptz', 'interval', 'json', 'jsonb',
+]);
+
+/** CURRENT_DATE and its kin; CURRENT_USER and the other session-information values are left out. */
+export const allowedValueFunctions: ReadonlySet<string> = new Set([
+  'SVFOP_CURRENT_DATE', 'SVFOP_CURRENT_TIME', 'SVFOP_CURRENT_TIME_N', 'SVFOP_CURRENT_TIMESTAMP', 'SVFOP_CURRENT_TIMESTAMP_N',
+  'SVFOP_LOCALTIME', 'SVFOP_LOCALTIME_N', 'SVFOP_LOCALTIMESTAMP', 'SVFOP_LOCALTIMESTAMP_N',
+]);
+
+/** Parse-tree nodes a read-only question may contain. Anything else (ParamRef, RangeFunction, XmlExpr, …) is refused. */
+export const allowedNodes: ReadonlySet<string> = new Set([
+  'SelectStmt', 'ResTarget', 'ColumnRef', 'A_Star', 'String', 'Integer', 'Float', 'Boolean', 'A_Const', 'A_Expr',
+  'BoolExpr', 'FuncCall', 'TypeCast', 'RangeVar', 'JoinExpr', 'RangeSubselect', 'SortBy', 'CommonTableExpr',
+  'NullTest', 'BooleanTest', 'CaseExpr', 'CaseWhen', 'CoalesceExpr', 'MinMaxExpr', 'SubLink', 'WindowDef',
+  'GroupingSet', 'A_ArrayExpr', 'A_Indirection', 'A_Indices', 'RowExpr', 'SQLValueFunction', 'List',
+]);

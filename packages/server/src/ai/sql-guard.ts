@@ -1,0 +1,158 @@
+import { loadModule, parse } from 'libpg-query';
+import { allowedFunctions, allowedNodes, allowedTypes, allowedValueFunctions } from './sql-allow-list.js';
+
+export const maxSqlLength = 20_000;
+
+export type GuardResult = { ok: true; statement: string } | { ok: false; reason: string };
+
+class Refusal extends Error {}
+
+type Node = Record<string, unknown>;
+
+const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The `sval` of each String node in a name list such as funcname or TypeName.names. */
+function nameParts(list: unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((item) => (isNode(item) && isNode(item.String) ? String(item.String.sval ?? '') : ''));
+}
+
+function withoutCatalogSchema(parts: string[], what: string): string {
+  if (parts.length === 2 && parts[0] === 'pg_catalog') return parts[1];
+  if (parts.length !== 1) throw new Refusal(`${what} ${parts.join('.')} is schema-qualified; use plain names.`);
+  return parts[0];
+}
+
+/**
+ * Walks the whole parse tree and refuses anything outside the allow-lists. `scope` holds the CTE
+ * names visible at this point, which PostgreSQL resolves before any table; everything else must be
+ * one of the project's tables, unqualified.
+ */
+class TreeCheck {
+  constructor(private readonly tables: ReadonlySet<string>) {}
+
+  visit(value: unknown, scope: ReadonlySet<string>): void {
+    if (Array.isArray(value)) {
+      for (const item of value) this.visit(item, scope);
+      return;
+    }
+    if (!isNode(value)) return;
+    for (const [key, child] of Object.entries(value)) {
+      if (/^[A-Z]/.test(key)) this.node(key, child, scope);
+      else this.field(key, child, scope);
+    }
+  }
+
+  private field(key: string, child: unknown, scope: ReadonlySet<string>): void {
+    if (key === 'intoClause') throw new Refusal('SELECT … INTO creates a table; only reading is allowed.');
+    if (key === 'lockingClause') throw new Refusal('FOR UPDATE / FOR SHARE lock rows; only reading is allowed.');
+    if (key === 'typeName') this.type(child);
+    this.visit(child, scope);
+  }
+
+  private node(kind: string, body: unknown, scope: ReadonlySet<string>): void {
+    if (!allowedNodes.has(kind)) throw new Refusal(`${kind} is not allowed in a read-only question.`);
+    if (!isNode(body)) return;
+    switch (kind) {
+      case 'SelectStmt':
+        return this.select(body, scope);
+      case 'RangeVar':
+        return this.table(body, scope);
+      case 'FuncCall':
+        this.func(body);
+        break;
+      case 'SQLValueFunction':
+        if (!allowedValueFunctions.has(String(body.op))) throw new Refusal('Session information functions are not allowed.');
+        break;
+      case 'A_Expr':
+        withoutCatalogSchema(nameParts(body.name), 'operator');
+        break;
+      case 'ColumnRef':
+        if (Array.isArray(body.fields) && body.fields.length > 2) throw new Refusal('Schema-qualified column references are not allowed.');
+        break;
+    }
+    this.visit(body, scope);
+  }
+
+  /** A non-recursive WITH: each CTE sees only the ones before it, the body sees them all. */
+  private select(body: Node, outer: ReadonlySet<string>): void {
+    const { withClause, larg, rarg, ...rest } = body;
+    // The arms of a UNION are SelectStmt bodies without the node wrapper; each may have its own WITH.
+    if (isNode(larg)) this.select(larg, outer);
+    if (isNode(rarg)) this.select(rarg, outer);
+    let scope = outer;
+    if (isNode(withClause)) {
+      if (withClause.recursive) throw new Refusal('WITH RECURSIVE is not allowed.');
+      for (const item of Array.isArray(withClause.ctes) ? withClause.ctes : []) {
+        const cte = isNode(item) && isNode(item.CommonTableExpr) ? item.CommonTableExpr : undefined;
+        if (!cte) throw new Refusal('Unexpected WITH clause.');
+        const name = String(cte.ctename ?? '');
+        if (name.startsWith('pg_')) throw new Refusal(`A CTE may not be named ${name}.`);
+        if (cte.ctematerialized !== undefined && cte.ctematerialized !== 'CTEMaterializeDefault') {
+          throw new Refusal('MATERIALIZED hints are not allowed.');
+        }
+        this.visit(cte.ctequery, scope);
+        this.visit(cte.aliascolnames, scope);
+        scope = new Set([...scope, name]);
+      }
+    }
+    this.visit(rest, scope);
+  }
+
+  private table(body: Node, scope: ReadonlySet<string>): void {
+    const name = String(body.relname ?? '');
+    if (body.schemaname !== undefined || body.catalogname !== undefined) {
+      throw new Refusal(`${[body.catalogname, body.schemaname, name].filter(Boolean).join('.')} is outside this project; use the table names listed, unqualified.`);
+    }
+    if (scope.has(name)) return this.visit(body.alias, scope);
+    if (!this.tables.has(name)) {
+      throw new Refusal(`There is no table "${name}" in this project. Tables: ${[...this.tables].join(', ') || 'none'}.`);
+    }
+    this.visit(body.alias, scope);
+  }
+
+  private func(body: Node): void {
+    const name = withoutCatalogSchema(nameParts(body.funcname), 'function').toLowerCase();
+    if (!allowedFunctions.has(name)) throw new Refusal(`The function ${name}() is not allowed.`);
+  }
+
+  private type(typeName: unknown): void {
+    if (!isNode(typeName)) return;
+    const name = withoutCatalogSchema(nameParts(typeName.names), 'type').toLowerCase();
+    if (!allowedTypes.has(name)) throw new Refusal(`Casting to ${name} is not allowed.`);
+  }
+}
+
+let parserReady: Promise<void> | undefined;
+
+/**
+ * Accepts only one SELECT (CTEs allowed) over `tables`, judged on PostgreSQL's own parse tree, and
+ * returns that statement's text alone (no trailing semicolon or comment) for the runner.
+ */
+export async function guardSql(sql: string, tables: ReadonlySet<string>): Promise<GuardResult> {
+  if (sql.length > maxSqlLength) return { ok: false, reason: `The statement is longer than ${maxSqlLength} characters.` };
+  parserReady ??= loadModule();
+  await parserReady;
+  let tree: Awaited<ReturnType<typeof parse>>;
+  try {
+    tree = await parse(sql);
+  } catch (error) {
+    return { ok: false, reason: `Syntax error: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const statements = tree.stmts ?? [];
+  if (statements.length !== 1) return { ok: false, reason: 'Send exactly one SELECT statement.' };
+  const [only] = statements;
+  const root = only.stmt as Node | undefined;
+  if (!root || !isNode(root.SelectStmt)) return { ok: false, reason: 'Only a SELECT statement (optionally with WITH) is allowed.' };
+  try {
+    new TreeCheck(tables).visit(root, new Set());
+  } catch (error) {
+    if (error instanceof Refusal) return { ok: false, reason: error.message };
+    throw error;
+  }
+  // Locations are byte offsets into the UTF-8 text.
+  const bytes = Buffer.from(sql, 'utf8');
+  const start = only.stmt_location ?? 0;
+  const end = only.stmt_len ? start + only.stmt_len : bytes.length;
+  return { ok: true, statement: bytes.subarray(start, end).toString('utf8').trim() };
+}

@@ -1,0 +1,58 @@
+import type { Queryable } from '../db/connect.js';
+import type { ProjectReaders } from './project-reader.js';
+import { guardSql } from './sql-guard.js';
+
+export type ResultRow = Record<string, unknown>;
+
+export interface SqlLimits {
+  /** Rows kept from one statement; one more is read to know whether the result was cut. */
+  rowCap: number;
+  statementTimeoutMs: number;
+}
+
+export const defaultSqlLimits: SqlLimits = { rowCap: 100, statementTimeoutMs: 5_000 };
+
+export type SqlOutcome =
+  | { ok: true; statement: string; columns: string[]; rows: ResultRow[]; truncated: boolean }
+  | { ok: false; error: string };
+
+/** Values as JSON can carry them: dates as ISO strings, bytes as hex, big integers as numbers or text. */
+function jsonValue(value: unknown): unknown {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  if (value instanceof Uint8Array) return `\\x${Buffer.from(value).toString('hex')}`;
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  return value;
+}
+
+export const jsonRow = (row: ResultRow): ResultRow =>
+  Object.fromEntries(Object.entries(row).map(([column, value]) => [column, jsonValue(value)]));
+
+/**
+ * Reads at most `rowCap` rows of an already-guarded statement. Wrapping it as a subquery with a
+ * bound parameter makes the driver send one prepared statement, which PostgreSQL refuses to
+ * split into several, whatever the text holds.
+ */
+export async function readCapped(tx: Queryable, statement: string, rowCap: number): Promise<{ rows: ResultRow[]; truncated: boolean }> {
+  const rows = await tx.query<ResultRow>(`SELECT * FROM (\n${statement}\n) AS result LIMIT $1`, [rowCap + 1]);
+  return { rows: rows.slice(0, rowCap).map(jsonRow), truncated: rows.length > rowCap };
+}
+
+/** The model's SQL, end to end: parser check, then the project's read-only role. Failures are outcomes, never throws. */
+export async function runModelSql(
+  readers: ProjectReaders,
+  projectId: string,
+  tables: ReadonlySet<string>,
+  sql: string,
+  limits: SqlLimits = defaultSqlLimits,
+): Promise<SqlOutcome> {
+  const guarded = await guardSql(sql, tables);
+  if (!guarded.ok) return { ok: false, error: `Refused: ${guarded.reason}` };
+  try {
+    const { rows, truncated } = await readers.read(projectId, limits.statementTimeoutMs, (tx) =>
+      readCapped(tx, guarded.statement, limits.rowCap),
+    );
+    return { ok: true, statement: guarded.statement, columns: Object.keys(rows[0] ?? {}), rows, truncated };
+  } catch (error) {
+    return { ok: false, error: `The database refused the statement: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}

@@ -1,0 +1,25 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { single } from '../../platform/pagination.js';
+import { responses } from '../../platform/route-schemas.js';
+import { AiResponse, AskQuestion } from './schema.js';
+import { type ChatService, notConfigured } from './service.js';
+
+export const chatRoutes: FastifyPluginAsyncTypebox<{ chat: ChatService }> = async (app, { chat }) => {
+  // Before body validation: an instance without AI answers 503 whatever is sent.
+  app.addHook('onRequest', async () => {
+    if (!chat.configured) throw notConfigured();
+  });
+
+  app.post(
+    '/chat',
+    {
+      schema: {
+        tags: ['chat'],
+        description: "Asks a question about a project's data; the answer is computed by the configured model with read-only SQL.",
+        body: AskQuestion,
+        response: responses({ 200: single(AiResponse) }),
+      },
+    },
+    async (request) => ({ data: await chat.ask({ orgId: request.caller.orgId, apiKeyId: request.caller.keyId, userId: null }, request.body) }),
+  );
+};

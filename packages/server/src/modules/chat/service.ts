@@ -1,0 +1,97 @@
+import { OpenAiCompatibleProvider } from '../../ai/openai-provider.js';
+import { describeProject } from '../../ai/project-data.js';
+import { ProjectReaders } from '../../ai/project-reader.js';
+import { systemPrompt } from '../../ai/prompt.js';
+import { type ChatProvider, ProviderError } from '../../ai/provider.js';
+import { runModelSql } from '../../ai/sql-runner.js';
+import { answerQuestion } from '../../ai/tool-loop.js';
+import { recordEvent } from '../../events/outbox.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { ApiError, found } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { insertQuery } from '../history/store.js';
+import { findProject } from '../projects/store.js';
+import type { UsageMeter } from '../usage/meter.js';
+import type { AiResponse, AskQuestion } from './schema.js';
+
+export interface Asker {
+  orgId: string;
+  apiKeyId: string | null;
+  userId: string | null;
+}
+
+export const notConfigured = () =>
+  new ApiError('SERVICE_UNAVAILABLE', 'The AI component is not configured on this instance (set AI_BASE_URL and AI_MODEL).');
+
+export class ChatService {
+  private readonly provider: ChatProvider | undefined;
+  readonly readers: ProjectReaders;
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly meter: UsageMeter,
+    provider: ChatProvider | undefined = ctx.config.ai && new OpenAiCompatibleProvider(ctx.config.ai),
+  ) {
+    this.provider = provider;
+    this.readers = new ProjectReaders(ctx.db);
+  }
+
+  get configured(): boolean {
+    return this.provider !== undefined;
+  }
+
+  /**
+   * Answers from the project's own data. The question is stored, its event recorded and usage
+   * counted only once the provider has answered: a provider failure leaves nothing behind.
+   */
+  async ask(asker: Asker, input: AskQuestion): Promise<AiResponse> {
+    const provider = this.provider;
+    if (!provider) throw notConfigured();
+    const { db, clock } = this.ctx;
+    const project = found(await findProject(db, asker.orgId, input.projectId), 'project');
+    const started = clock.now();
+    const tables = await describeProject(db, this.readers, asker.orgId, project.id);
+    const tableNames = new Set(tables.map((table) => table.name));
+    let outcome;
+    try {
+      outcome = await answerQuestion(provider, systemPrompt(project.name, tables, started), input.message, (sql) =>
+        runModelSql(this.readers, project.id, tableNames, sql),
+      );
+    } catch (error) {
+      if (error instanceof ProviderError) {
+        throw new ApiError('AI_PROVIDER_ERROR', `The AI provider failed: ${error.message}`);
+      }
+      throw error;
+    }
+    const finished = clock.now();
+    const record = await db.transaction(async (tx) => {
+      const stored = await insertQuery(tx, asker.orgId, {
+        id: newId('query', finished.getTime()),
+        projectId: project.id,
+        question: input.message,
+        answer: outcome.answer,
+        sql: outcome.sql,
+        rows: outcome.rows,
+        tokens: outcome.tokens,
+        model: outcome.model,
+        status: outcome.status,
+        durationMs: finished.getTime() - started.getTime(),
+        apiKeyId: asker.apiKeyId,
+        userId: asker.userId,
+        createdAt: finished,
+      });
+      const { rows: _rows, ...event } = stored;
+      await recordEvent(tx, clock, asker.orgId, 'query.completed', event);
+      return stored;
+    });
+    this.meter.countQuestion(asker.orgId, finished, outcome.tokens);
+    return {
+      answer: record.answer,
+      tokens: record.tokens,
+      model: record.model,
+      projectId: record.projectId,
+      queryId: record.id,
+      ...(outcome.sql !== null ? { sql: outcome.sql, rows: outcome.rows ?? [] } : {}),
+    };
+  }
+}

@@ -8,6 +8,7 @@ import {
   createProject,
   type ErrorBody,
   inviteUser,
+  orgSnapshot,
   type Project,
   type User,
 } from './support/resources.js';
@@ -35,11 +36,7 @@ describe.each(databaseKinds)("another organization's resources on %s", (kind) =>
   });
   afterAll(() => t.close());
 
-  /** Everything stored for an organization, so "nothing changed" can be checked as a whole. */
-  const snapshot = async (orgId: string) => {
-    const read = (table: string) => t.database.db.query(`SELECT * FROM ${table} WHERE org_id = $1 ORDER BY id`, [orgId]);
-    return { projects: await read('projects'), alerts: await read('alerts'), users: await read('users'), events: await read('events') };
-  };
+  const snapshot = (orgId: string) => orgSnapshot(t.database.db, orgId);
 
   it('answers 404 NOT_FOUND on every route that takes their id, and changes nothing on either side', async () => {
     const theirsBefore = await snapshot(them.orgId);

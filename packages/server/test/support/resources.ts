@@ -1,3 +1,4 @@
+import type { Queryable } from '../../src/db/connect.js';
 import type { TestApp, TestOrg } from './app.js';
 
 /** The REST shapes as a client reads them, for the tests that check them. */
@@ -101,4 +102,13 @@ export async function allPages<T>(t: TestApp, org: TestOrg, path: string, limit 
     cursor = page.body.meta.nextCursor;
   } while (cursor);
   return items;
+}
+
+/** Every row stored for an organization, outbox included, so "nothing changed" is checked as a whole. */
+export async function orgSnapshot(db: Queryable, orgId: string): Promise<Record<string, unknown[]>> {
+  const snapshot: Record<string, unknown[]> = {};
+  for (const table of ['projects', 'alerts', 'users', 'events']) {
+    snapshot[table] = await db.query(`SELECT * FROM ${table} WHERE org_id = $1 ORDER BY id`, [orgId]);
+  }
+  return snapshot;
 }

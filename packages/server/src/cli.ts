@@ -47,7 +47,7 @@ function parse(argv: string[]): { command: AdminCommand | 'serve'; json: boolean
   });
   const [group, action, first, second, ...rest] = positionals;
   const json = values.json ?? false;
-  const words = [group, action].filter(Boolean).join(' ');
+  const words = group === 'serve' || group === 'migrate' ? group : [group, action].filter(Boolean).join(' ');
   const expectArguments = (count: number) => {
     const given = positionals.length - (action === undefined ? 1 : 2);
     if (given !== count || rest.length > 0) throw new UsageError(`"${words}" takes ${count} argument${count === 1 ? '' : 's'}`);

@@ -37,7 +37,7 @@ export async function createDatasetTable(
   t: TestApp,
   orgId: string,
   projectId: string,
-  dataset: { id: string; name: string; table: string; columns: { name: string; type: string; originalName: string }[]; rows: unknown[][]; status?: string },
+  dataset: { id: string; name: string; table: string; columns: { name: string; type: string; originalName: string }[]; rows: unknown[][]; status?: string; createdAt?: Date },
 ): Promise<void> {
   const schema = pg.escapeIdentifier(projectSchemaName(projectId));
   const table = `${schema}.${pg.escapeIdentifier(dataset.table)}`;
@@ -48,7 +48,7 @@ export async function createDatasetTable(
   for (const row of dataset.rows) {
     await t.database.db.query(`INSERT INTO ${table} VALUES (${row.map((_, index) => `$${index + 1}`).join(', ')})`, row);
   }
-  const at = new Date();
+  const at = dataset.createdAt ?? new Date();
   await t.database.db.query(
     `INSERT INTO datasets (id, org_id, project_id, name, table_name, status, source, row_count, size_bytes, columns, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, 'upload', $7, 1000, $8, $9, $9)`,

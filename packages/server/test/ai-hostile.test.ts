@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runModelSql } from '../src/ai/sql-runner.js';
+import { newId } from '../src/platform/ids.js';
+import { aiConfigFor, ask, createDatasetTable, dropProjectData } from './support/ai.js';
+import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
+import { databaseKinds } from './support/databases.js';
+import { type FakeLlm, startFakeLlm, toolResults } from './support/fake-llm.js';
+import { createProject } from './support/resources.js';
+
+/** Statements a hostile or confused model might send; each must come back to it as a tool error. */
+const hostile = (ids: { mainSchema: string; otherProjectSchema: string; foreignSchema: string }): [string, string][] => [
+  ["another organization's project schema", `SELECT * FROM ${ids.foreignSchema}.alerts`],
+  ["another project's schema of the same organization", `SELECT * FROM ${ids.otherProjectSchema}.alerts`],
+  ['the main alerts table', `SELECT * FROM ${ids.mainSchema}.alerts`],
+  ['the main tables unqualified', 'SELECT key_hash FROM api_keys'],
+  ['pg_catalog, qualified', 'SELECT rolname, rolpassword FROM pg_catalog.pg_authid'],
+  ['pg_catalog, unqualified', 'SELECT usename, passwd FROM pg_shadow'],
+  ['information_schema', 'SELECT table_schema, table_name FROM information_schema.tables'],
+  ['a catalog lookup through a cast', "SELECT 'pg_authid'::regclass::oid"],
+  ['DELETE', 'DELETE FROM alerts'],
+  ['UPDATE', "UPDATE alerts SET title = 'owned'"],
+  ['INSERT', "INSERT INTO alerts (id) VALUES ('x')"],
+  ['DROP', 'DROP TABLE alerts'],
+  ['CREATE TABLE AS', 'CREATE TABLE loot AS SELECT * FROM alerts'],
+  ['SELECT INTO', 'SELECT * INTO loot FROM alerts'],
+  ['a data-modifying CTE', 'WITH gone AS (DELETE FROM alerts RETURNING *) SELECT count(*) FROM gone'],
+  ['COPY to a file', "COPY alerts TO '/tmp/vigil-loot.csv'"],
+  ['COPY from a program', "COPY alerts FROM PROGRAM 'id'"],
+  ['multiple statements', 'SELECT 1 FROM alerts; DELETE FROM alerts'],
+  ['a statement hidden after a comment', 'SELECT 1 FROM alerts /* harmless */; DROP TABLE alerts -- done'],
+  ['a block comment hiding a second statement', 'SELECT 1 FROM alerts /*/ ; DELETE FROM alerts; /*/'],
+  ['pg_sleep', 'SELECT pg_sleep(30)'],
+  ['set_config', "SELECT set_config('role', 'postgres', false)"],
+  ['current_setting', "SELECT current_setting('data_directory')"],
+  ['SET ROLE', 'SET ROLE postgres'],
+  ['RESET ROLE', 'RESET ROLE'],
+  ['dblink', "SELECT * FROM dblink('host=127.0.0.1 dbname=test', 'SELECT 1') AS t(x int)"],
+  ['pg_read_file', "SELECT pg_read_file('/etc/passwd')"],
+  ['a large object import', "SELECT lo_import('/etc/passwd')"],
+  ['a lock', 'SELECT * FROM alerts FOR UPDATE'],
+  ['EXPLAIN ANALYZE', 'EXPLAIN ANALYZE SELECT * FROM alerts'],
+  ['a transaction escape', 'COMMIT'],
+  ['CALL', 'CALL anything()'],
+];
+
+describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
+  let fake: FakeLlm;
+  let t: TestApp;
+  let org: TestOrg;
+  let projectId: string;
+  let otherProjectId: string;
+  let foreignProjectId: string;
+
+  beforeAll(async () => {
+    fake = await startFakeLlm();
+    t = await startTestApp(kind, { config: aiConfigFor(fake) });
+    org = await t.createOrg('business');
+    const foreignOrg = await t.createOrg('enterprise', { name: 'Foreign' });
+    projectId = (await createProject(t, org, 'Mine')).id;
+    otherProjectId = (await createProject(t, org, 'Sibling')).id;
+    foreignProjectId = (await createProject(t, foreignOrg, 'Theirs')).id;
+    await t.request('POST', 'alerts', { apiKey: org.apiKey, body: { projectId, title: 'Keep me', severity: 'high' } });
+    // Both other projects get their schema and view, so a refusal is not merely "does not exist".
+    for (const [owner, id] of [[org.orgId, otherProjectId], [foreignOrg.orgId, foreignProjectId]]) {
+      await t.app.services.chat.readers.ensure(owner, id, []);
+    }
+  });
+  afterAll(async () => {
+    await dropProjectData(t, [projectId, otherProjectId, foreignProjectId]);
+    await t.close();
+    await fake.close();
+  });
+  beforeEach(() => fake.reset());
+
+  const schemaOf = (id: string) => `data_${id.slice('proj_'.length)}`;
+
+  it.each(hostile({ mainSchema: '%MAIN%', otherProjectSchema: '%SIBLING%', foreignSchema: '%FOREIGN%' }))(
+    'refuses %s as a tool error, and changes nothing',
+    async (_name, template) => {
+      const sql = template
+        .replace('%MAIN%', t.database.schema ?? 'public')
+        .replace('%SIBLING%', schemaOf(otherProjectId))
+        .replace('%FOREIGN%', schemaOf(foreignProjectId));
+      fake.script({ toolCalls: [{ sql }] }, { content: 'I could not do that.' });
+      const response = await ask(t, org, projectId, 'Do something you should not.');
+      expect(response.status).toBe(200);
+      expect(response.body.data).not.toHaveProperty('rows');
+      const [result] = toolResults(fake.requests[1].body);
+      expect(result.error).toMatch(/^Refused: /);
+      expect(result).not.toHaveProperty('rows');
+      const alerts = await t.database.db.query<{ title: string }>('SELECT title FROM alerts');
+      expect(alerts.map((alert) => alert.title)).toEqual(['Keep me']);
+      expect(await t.database.db.query("SELECT 1 FROM pg_tables WHERE tablename = 'loot'")).toEqual([]);
+    },
+  );
+
+  it('cuts results at the row cap and says so', async () => {
+    await createDatasetTable(t, org.orgId, projectId, {
+      id: newId('dataset'),
+      name: 'numbers.csv',
+      table: 'numbers',
+      columns: [{ name: 'n', type: 'integer', originalName: 'N' }],
+      rows: Array.from({ length: 150 }, (_, index) => [index]),
+    });
+    await t.app.services.chat.readers.ensure(org.orgId, projectId, ['numbers']);
+    const outcome = await runModelSql(t.app.services.chat.readers, projectId, new Set(['numbers']), 'SELECT n FROM numbers ORDER BY n');
+    expect(outcome).toMatchObject({ ok: true, truncated: true, columns: ['n'] });
+    expect(outcome.ok && outcome.rows.length).toBe(100);
+  });
+
+  it.runIf(kind === 'postgres')('stops a statement that runs past the time limit', async () => {
+    const outcome = await runModelSql(
+      t.app.services.chat.readers,
+      projectId,
+      new Set(['numbers']),
+      'SELECT count(*) FROM numbers a, numbers b, numbers c, numbers d, numbers e',
+      { rowCap: 100, statementTimeoutMs: 200 },
+    );
+    expect(outcome).toEqual({ ok: false, error: expect.stringMatching(/statement timeout/) });
+  });
+});

@@ -1,0 +1,97 @@
+import autocannon from 'autocannon';
+import { Pool } from 'undici';
+
+export interface LoadTarget {
+  url: string;
+  headers?: Record<string, string>;
+}
+
+export interface LoadResult {
+  /** Successful (2xx) responses. */
+  requests: number;
+  /** Successful (2xx) responses per second over the measured time. */
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Responses other than 2xx, connection errors and timeouts: any of these spoils the figures. */
+  failures: number;
+}
+
+function summarize(latencies: number[], failures: number, started: bigint): LoadResult {
+  const elapsedSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const sorted = Float64Array.from(latencies).sort();
+  const percentile = (fraction: number) =>
+    sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] : Number.NaN;
+  return { requests: latencies.length, requestsPerSecond: latencies.length / elapsedSeconds, p50Ms: percentile(0.5), p99Ms: percentile(0.99), failures };
+}
+
+/**
+ * autocannon with `connections` each sending its next request as soon as the previous one is
+ * answered, or with `overallRate`. The latencies are taken from its per-response event, because its
+ * own histogram has whole-millisecond buckets and, with a rate, pads the record with made-up values
+ * for an expected interval of 1 ms whatever the rate.
+ */
+export async function autocannonLoad(target: LoadTarget, connections: number, durationSeconds: number, overallRate?: number): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const started = process.hrtime.bigint();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const options: autocannon.Options = {
+      url: target.url,
+      headers: target.headers,
+      connections,
+      duration: durationSeconds,
+      timeout: 10,
+      ...(overallRate ? { overallRate } : {}),
+    };
+    const instance = autocannon(options, (error: unknown, done) => (error ? reject(error) : resolve(done)));
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+    });
+  });
+  return summarize(latencies, result.non2xx + result.errors + result.timeouts, started);
+}
+
+/**
+ * An open-loop steady rate: request n is due at start + n / perSecond and its latency runs from that
+ * moment to the end of its response body, so a server that falls behind is charged for the wait.
+ * (autocannon's `overallRate` instead lets every connection send its share of each second back to
+ * back when the second begins: a burst of `perSecond` requests, then silence.)
+ */
+export async function pacedLoad(target: LoadTarget, perSecond: number, connections: number, durationSeconds: number): Promise<LoadResult> {
+  const url = new URL(target.url);
+  const pool = new Pool(url.origin, { connections, pipelining: 1 });
+  const latencies: number[] = [];
+  let failures = 0;
+  const total = perSecond * durationSeconds;
+  const intervalNs = 1e9 / perSecond;
+  const pending = new Set<Promise<void>>();
+  const send = (due: bigint) => {
+    const done = pool
+      .request({ method: 'GET', path: `${url.pathname}${url.search}`, headers: target.headers })
+      .then(async (response) => {
+        await response.body.dump();
+        if (response.statusCode >= 200 && response.statusCode < 300) latencies.push(Number(process.hrtime.bigint() - due) / 1e6);
+        else failures++;
+      })
+      .catch(() => {
+        failures++;
+      })
+      .finally(() => pending.delete(done));
+    pending.add(done);
+  };
+  const started = process.hrtime.bigint();
+  let sent = 0;
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const due = Math.min(total, Math.floor(Number(process.hrtime.bigint() - started) / intervalNs) + 1);
+      for (; sent < due; sent++) send(started + BigInt(Math.round(sent * intervalNs)));
+      if (sent < total) setTimeout(tick, 1);
+      else resolve();
+    };
+    tick();
+  });
+  await Promise.all(pending);
+  const result = summarize(latencies, failures, started);
+  await pool.close();
+  return result;
+}

@@ -1,0 +1,33 @@
+import { PGlite } from '@electric-sql/pglite';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { type AlertRow, toAlert } from '../../packages/server/src/modules/alerts/store.js';
+import { toPage } from '../../packages/server/src/platform/pagination.js';
+
+/**
+ * The data path's limit: the very query Vigil's alert list runs (db/list.ts selectPage, no filters,
+ * 20 items plus one to learn whether more follow), rows mapped by Vigil's own toAlert and toPage,
+ * serialized by Fastify's default (JSON.stringify, no response schema). No auth, rate limit,
+ * request id or logging.
+ */
+const orgId = process.env.BENCH_ORG_ID;
+if (!orgId) throw new Error('BENCH_ORG_ID is required');
+const sql = 'SELECT * FROM alerts WHERE org_id = $1 ORDER BY id DESC LIMIT $2';
+const window = { limit: 20, beforeId: undefined };
+
+async function openQuery(): Promise<{ query: (params: unknown[]) => Promise<AlertRow[]>; close: () => Promise<void> }> {
+  if (process.env.DATABASE_URL) {
+    const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+    return { query: async (params) => (await pool.query<AlertRow>(sql, params)).rows, close: () => pool.end() };
+  }
+  const dir = process.env.BENCH_PGLITE_DIR;
+  if (!dir) throw new Error('DATABASE_URL or BENCH_PGLITE_DIR is required');
+  const lite = await PGlite.create(dir);
+  return { query: async (params) => (await lite.query<AlertRow>(sql, params)).rows, close: () => lite.close() };
+}
+
+const database = await openQuery();
+const app = Fastify({ logger: false });
+app.get('/alerts', async () => toPage((await database.query([orgId, window.limit + 1])).map(toAlert), window));
+await app.listen({ port: Number(process.env.PORT), host: process.env.HOST ?? '127.0.0.1' });
+process.on('SIGTERM', () => void app.close().then(database.close).then(() => process.exit(0)));

@@ -1,0 +1,110 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface ServerSpec {
+  name: string;
+  /** The entry file, relative to the repository root; run with `node --import tsx`. */
+  script: string;
+  env: Record<string, string>;
+  /** Standard output and error of the server go here (Vigil's pino log lines among them). */
+  logFile: string;
+  /** A path answering 200 once the server takes requests. */
+  readyPath: string;
+  nodeOptions?: string[];
+}
+
+export interface RunningServer {
+  url: string;
+  /** CPU time (user + system) the server process has used so far; NaN where /proc is not there. */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+const clockTicksPerSecond = 100;
+
+function processCpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('could not find a free port');
+  return address.port;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+function logTail(file: string): string {
+  return readFileSync(file, 'utf8').split('\n').slice(-15).join('\n');
+}
+
+/**
+ * Every server under test runs in a child process of its own, started the same way, so the load
+ * generator in this process competes with each of them alike.
+ */
+export async function startServer(spec: ServerSpec): Promise<RunningServer> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const log = openSync(spec.logFile, 'a');
+  const child = spawn(process.execPath, [...(spec.nodeOptions ?? []), '--import', 'tsx', spec.script], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...spec.env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited(child);
+    clearTimeout(killer);
+  };
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${spec.name} exited with code ${child.exitCode}:\n${logTail(spec.logFile)}`);
+    const ready = await fetch(`${url}${spec.readyPath}`).then((response) => response.ok, () => false);
+    if (ready) return { url, stop, cpuSeconds: () => processCpuSeconds(child.pid) };
+    await sleep(200);
+  }
+  await stop();
+  throw new Error(`${spec.name} did not answer ${spec.readyPath} within 60 s:\n${logTail(spec.logFile)}`);
+}
+
+/** Runs a command to completion and returns its standard output; a failure carries its standard error. */
+export function runCommand(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`${args.join(' ')} failed (exit ${code}): ${stderr.trim()}`)),
+    );
+  });
+}

@@ -2,6 +2,7 @@ import { listenForAdmin } from './admin/socket.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openRuntime } from './runtime.js';
+import { DeliveryWorker } from './webhooks/worker.js';
 
 export interface RunningServer {
   url: string;
@@ -19,12 +20,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
   if (config.webhookAllowPrivate) {
     log.warn('VIGIL_WEBHOOK_ALLOW_PRIVATE is on: webhooks may target loopback and private addresses over http. Never use this in production.');
   }
+  const worker =
+    config.role === 'api' ? undefined : await DeliveryWorker.start({ db: runtime.db, clock: runtime.clock, config: runtime.config, log });
   const url = await app.http.listen({ port: config.port, host: config.host });
   return {
     url,
     async stop() {
       await stopAdmin?.();
       await app.close();
+      await worker?.stop();
       await runtime.close();
     },
   };

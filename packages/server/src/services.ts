@@ -6,6 +6,8 @@ import { OrganizationService } from './modules/organizations/service.js';
 import { ProjectService } from './modules/projects/service.js';
 import { UsageService } from './modules/usage/service.js';
 import { UserService } from './modules/users/service.js';
+import { DeliveryService } from './modules/webhooks/delivery-service.js';
+import { WebhookService } from './modules/webhooks/service.js';
 import type { ServiceContext } from './platform/context.js';
 
 /** Every service of the application, built once per process from the same context. */
@@ -17,6 +19,8 @@ export function createServices(ctx: ServiceContext) {
     projects: new ProjectService(ctx),
     alerts: new AlertService(ctx),
     users: new UserService(ctx),
+    webhooks: new WebhookService(ctx),
+    deliveries: new DeliveryService(ctx),
     usage,
     history: new HistoryService(ctx),
     chat: new ChatService(ctx, usage.meter),

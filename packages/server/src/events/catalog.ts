@@ -5,6 +5,7 @@ import { ApiKey } from '../modules/api-keys/schema.js';
 import { QueryRecord } from '../modules/history/schema.js';
 import { Project } from '../modules/projects/schema.js';
 import { User } from '../modules/users/schema.js';
+import { Webhook } from '../modules/webhooks/schema.js';
 import { plans } from '../platform/plans.js';
 
 const PlanEnum = StringEnum(plans);
@@ -55,10 +56,10 @@ export const eventCatalog = {
   'billing.subscription_cancelled': { description: 'A subscription was cancelled.', data: Billing },
   'billing.trial_expired': { description: 'A free trial expired.', data: Billing },
   'billing.payment_failed': { description: 'A payment failed.', data: Billing },
-  'webhook.created': { description: 'A webhook was registered.', data: Resource },
-  'webhook.enabled': { description: 'A webhook was enabled.', data: Resource },
-  'webhook.disabled': { description: 'A webhook was disabled.', data: Resource },
-  'webhook.deleted': { description: 'A webhook was deleted.', data: Deleted },
+  'webhook.created': { description: 'A webhook was registered.', data: Webhook },
+  'webhook.enabled': { description: 'A webhook was enabled.', data: Webhook },
+  'webhook.disabled': { description: 'A webhook was disabled.', data: Webhook },
+  'webhook.deleted': { description: 'A webhook was deleted.', data: Webhook },
   'api_key.created': { description: 'An API key was generated.', data: ApiKey },
   'api_key.deleted': { description: 'An API key was revoked.', data: ApiKey },
 } as const satisfies Record<string, EventDefinition>;

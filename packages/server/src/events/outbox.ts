@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/connect.js';
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/ids.js';
+import { fanOutEvent } from '../webhooks/fan-out.js';
 import type { EventData, EventName } from './catalog.js';
 
 export interface RecordedEvent<E extends EventName = EventName> {
@@ -13,7 +14,8 @@ export interface RecordedEvent<E extends EventName = EventName> {
 
 /**
  * Writes the event in the caller's transaction, so it exists exactly when the change it
- * describes was committed: a rolled-back change leaves no event behind.
+ * describes was committed: a rolled-back change leaves no event behind. The webhook deliveries
+ * it causes are queued in the same transaction.
  */
 export async function recordEvent<E extends EventName>(
   tx: Queryable,
@@ -31,5 +33,6 @@ export async function recordEvent<E extends EventName>(
     data,
     at,
   ]);
+  await fanOutEvent(tx, { id, orgId, event, at });
   return { id, orgId, event, timestamp: at.toISOString(), data };
 }

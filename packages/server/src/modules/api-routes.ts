@@ -6,12 +6,14 @@ import { historyRoutes } from './history/routes.js';
 import { projectRoutes } from './projects/routes.js';
 import { usageRoutes } from './usage/routes.js';
 import { userRoutes } from './users/routes.js';
+import { webhookRoutes } from './webhooks/routes.js';
 
 /** Every resource's routes under /api/v1; authentication has already run when they are reached. */
 export const apiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   await app.register(projectRoutes, { projects: services.projects });
   await app.register(alertRoutes, { alerts: services.alerts });
   await app.register(userRoutes, { users: services.users });
+  await app.register(webhookRoutes, { webhooks: services.webhooks, deliveries: services.deliveries });
   await app.register(chatRoutes, { chat: services.chat });
   await app.register(historyRoutes, { history: services.history });
   await app.register(usageRoutes, { usage: services.usage });

@@ -1,0 +1,138 @@
+import type { Queryable } from '../../db/connect.js';
+import { selectPage } from '../../db/list.js';
+import type { PageWindow } from '../../platform/pagination.js';
+import { deliveryPayload } from '../../webhooks/payload.js';
+import type { Attempt, AttemptError, AttemptTrigger, Delivery, DeliveryStatus } from './schema.js';
+
+interface DeliveryRow {
+  id: string;
+  org_id: string;
+  webhook_id: string;
+  event_id: string;
+  event: string;
+  status: DeliveryStatus;
+  next_attempt_at: Date | null;
+  lease_token: string | null;
+  created_at: Date;
+}
+
+interface EventRow {
+  id: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+interface AttemptRow {
+  delivery_id: string;
+  number: number;
+  trigger: AttemptTrigger;
+  started_at: Date;
+  duration_ms: number;
+  http_status: number | null;
+  error: AttemptError | null;
+  response_body: string | null;
+}
+
+const toAttempt = (row: AttemptRow): Attempt => ({
+  number: row.number,
+  trigger: row.trigger,
+  startedAt: row.started_at.toISOString(),
+  durationMs: row.duration_ms,
+  httpStatus: row.http_status,
+  error: row.error,
+  responseBody: row.response_body,
+});
+
+/** While an attempt is in flight its lease end is no promise of another attempt, so none is shown. */
+function nextAttemptAt(row: DeliveryRow, now: Date): string | null {
+  if (!row.next_attempt_at) return null;
+  if (row.lease_token !== null && row.next_attempt_at > now) return null;
+  return row.next_attempt_at.toISOString();
+}
+
+/** Deliveries with their events and attempts, read in two more queries for the whole list. */
+async function withDetails(db: Queryable, rows: DeliveryRow[], now: Date): Promise<Delivery[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.id);
+  const [events, attempts] = await Promise.all([
+    db.query<EventRow>(`SELECT id, data, created_at FROM events WHERE id = ANY ($1::text[])`, [rows.map((row) => row.event_id)]),
+    db.query<AttemptRow>(`SELECT * FROM webhook_attempts WHERE delivery_id = ANY ($1::text[]) ORDER BY delivery_id, number`, [ids]),
+  ]);
+  const eventById = new Map(events.map((event) => [event.id, event]));
+  const attemptsOf = new Map<string, Attempt[]>(ids.map((id) => [id, []]));
+  for (const attempt of attempts) attemptsOf.get(attempt.delivery_id)?.push(toAttempt(attempt));
+  return rows.map((row) => {
+    const event = eventById.get(row.event_id);
+    return {
+      id: row.id,
+      webhookId: row.webhook_id,
+      eventId: row.event_id,
+      event: row.event,
+      status: row.status,
+      attempts: attemptsOf.get(row.id) ?? [],
+      nextAttemptAt: nextAttemptAt(row, now),
+      createdAt: row.created_at.toISOString(),
+      payload: deliveryPayload(row.event, row.org_id, event?.created_at ?? row.created_at, event?.data ?? {}),
+    };
+  });
+}
+
+export interface DeliveryFilters {
+  status?: DeliveryStatus;
+  event?: string;
+}
+
+export async function listDeliveries(
+  db: Queryable,
+  orgId: string,
+  webhookId: string,
+  filters: DeliveryFilters,
+  window: PageWindow,
+  now: Date,
+): Promise<Delivery[]> {
+  const rows = await selectPage<DeliveryRow>(db, {
+    from: 'webhook_deliveries',
+    orgId,
+    where: { webhook_id: webhookId, status: filters.status, event: filters.event },
+    window,
+  });
+  return withDetails(db, rows, now);
+}
+
+export async function findDelivery(db: Queryable, orgId: string, webhookId: string, id: string, now: Date): Promise<Delivery | undefined> {
+  const rows = await db.query<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE org_id = $1 AND webhook_id = $2 AND id = $3`, [
+    orgId,
+    webhookId,
+    id,
+  ]);
+  return (await withDetails(db, rows, now))[0];
+}
+
+/**
+ * Makes a manual attempt due now. A delivery whose attempt is in flight keeps its lease; the
+ * worker that finishes that attempt sees the manual request and makes it due at once.
+ */
+export async function requestManualAttempt(db: Queryable, orgId: string, webhookId: string, id: string, now: Date): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE webhook_deliveries
+     SET next_trigger = 'manual', updated_at = $4,
+         next_attempt_at = CASE WHEN lease_token IS NOT NULL AND next_attempt_at > $4 THEN next_attempt_at ELSE $4 END
+     WHERE org_id = $1 AND webhook_id = $2 AND id = $3 RETURNING id`,
+    [orgId, webhookId, id, now],
+  );
+  return rows.length > 0;
+}
+
+/** Failed deliveries created since `since` become due now, as manual attempts. */
+export async function recoverFailedDeliveries(db: Queryable, orgId: string, webhookId: string, since: Date, now: Date): Promise<number> {
+  const [result] = await db.query<{ count: number }>(
+    `WITH recovered AS (
+       UPDATE webhook_deliveries SET next_trigger = 'manual', next_attempt_at = $4, updated_at = $4
+       WHERE org_id = $1 AND webhook_id = $2 AND status = 'failed' AND next_attempt_at IS NULL AND created_at >= $3
+       RETURNING 1
+     )
+     SELECT count(*)::int AS count FROM recovered`,
+    [orgId, webhookId, since, now],
+  );
+  return result?.count ?? 0;
+}

@@ -1,0 +1,211 @@
+import type { Queryable } from '../db/connect.js';
+import type { AttemptTrigger, DeliveryStatus } from '../modules/webhooks/schema.js';
+import type { AttemptOutcome } from './sender.js';
+
+export interface ClaimRequest {
+  now: Date;
+  /** Claimed rows become due again at this time if their worker never reports back. */
+  leaseUntil: Date;
+  token: string;
+  limit: number;
+  /** At most this many attempts of one webhook in flight, counting those already running. */
+  perWebhook: number;
+  /** Attempts this worker already runs, by webhook. */
+  inFlightByWebhook: ReadonlyMap<string, number>;
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  orgId: string;
+  webhookId: string;
+  event: string;
+  status: DeliveryStatus;
+  scheduledAttempts: number;
+  trigger: AttemptTrigger;
+  createdAt: Date;
+  url: string;
+  webhookActive: boolean;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: Date | null;
+  eventData: Record<string, unknown>;
+  eventAt: Date;
+}
+
+interface ClaimedRow {
+  id: string;
+  org_id: string;
+  webhook_id: string;
+  event: string;
+  status: DeliveryStatus;
+  scheduled_attempts: number;
+  next_trigger: AttemptTrigger | null;
+  created_at: Date;
+  url: string;
+  is_active: boolean;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+  event_data: Record<string, unknown>;
+  event_at: Date;
+}
+
+/**
+ * Claims due deliveries in one statement: a bounded window of the oldest due rows, at most
+ * `perWebhook` of each webhook, locked with SKIP LOCKED so concurrent workers take disjoint rows,
+ * and leased by moving their due time to the lease's end. The due condition is checked again on
+ * the locked row, so a row another worker has just claimed and committed is passed over.
+ */
+export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+  const busy = [...request.inFlightByWebhook];
+  const full = busy.filter(([, count]) => count >= request.perWebhook).map(([webhookId]) => webhookId);
+  const rows = await db.query<ClaimedRow>(
+    `WITH busy AS (
+       SELECT * FROM unnest($8::text[], $9::int[]) AS b (webhook_id, in_flight)
+     ), window_rows AS (
+       SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
+       WHERE next_attempt_at <= $1 AND webhook_id <> ALL ($2::text[])
+       ORDER BY next_attempt_at LIMIT $3
+     ), candidates AS (
+       SELECT w.id, w.next_attempt_at, $4 - coalesce(b.in_flight, 0) AS room,
+         row_number() OVER (PARTITION BY w.webhook_id ORDER BY w.next_attempt_at, w.id) AS rank
+       FROM window_rows w LEFT JOIN busy b ON b.webhook_id = w.webhook_id
+     ), locked AS (
+       SELECT d.id FROM webhook_deliveries d JOIN candidates c ON c.id = d.id
+       WHERE c.rank <= c.room AND d.next_attempt_at <= $1
+       ORDER BY c.next_attempt_at LIMIT $5
+       FOR UPDATE OF d SKIP LOCKED
+     )
+     UPDATE webhook_deliveries d SET lease_token = $6, next_attempt_at = $7
+     FROM locked, webhooks w, events e
+     WHERE d.id = locked.id AND w.id = d.webhook_id AND e.id = d.event_id
+     RETURNING d.id, d.org_id, d.webhook_id, d.event, d.status, d.scheduled_attempts, d.next_trigger, d.created_at,
+       w.url, w.is_active, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at,
+       e.data AS event_data, e.created_at AS event_at`,
+    [
+      request.now,
+      full,
+      request.limit * 4,
+      request.perWebhook,
+      request.limit,
+      request.token,
+      request.leaseUntil,
+      busy.map(([webhookId]) => webhookId),
+      busy.map(([, count]) => count),
+    ],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    orgId: row.org_id,
+    webhookId: row.webhook_id,
+    event: row.event,
+    status: row.status,
+    scheduledAttempts: row.scheduled_attempts,
+    trigger: row.next_trigger ?? 'scheduled',
+    createdAt: row.created_at,
+    url: row.url,
+    webhookActive: row.is_active,
+    secretSealed: row.secret_sealed,
+    previousSecretSealed: row.previous_secret_sealed,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    eventData: row.event_data,
+    eventAt: row.event_at,
+  }));
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  token: string;
+  trigger: AttemptTrigger;
+  /** The delivery's state after this attempt, and when the next one is due (null: none). */
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+  scheduled: boolean;
+  outcome: AttemptOutcome;
+}
+
+/**
+ * Records a batch of finished attempts in one statement: each delivery's state and the attempt
+ * row, numbered from the delivery's own counter. A worker that lost its lease (the row was claimed
+ * again) still records its attempt, and a success still counts, but it leaves the schedule alone.
+ * A manual retry asked for while a scheduled attempt was in flight stays due now.
+ */
+export async function recordAttempts(db: Queryable, records: AttemptRecord[], now: Date): Promise<void> {
+  const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
+  await db.query(
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::int[],
+                            $7::timestamptz[], $8::int[], $9::int[], $10::text[], $11::text[])
+         AS t(id, token, trigger, status, next_at, scheduled, started_at, duration_ms, http_status, error, response_body)
+     ), updated AS (
+       UPDATE webhook_deliveries d SET
+         attempt_count = d.attempt_count + 1,
+         scheduled_attempts = d.scheduled_attempts + i.scheduled,
+         status = CASE WHEN i.status = 'delivered' OR d.lease_token = i.token THEN i.status ELSE d.status END,
+         next_attempt_at = CASE
+           WHEN d.lease_token IS DISTINCT FROM i.token THEN d.next_attempt_at
+           WHEN d.next_trigger = 'manual' AND i.trigger = 'scheduled' THEN $12
+           ELSE i.next_at END,
+         next_trigger = CASE
+           WHEN d.lease_token IS DISTINCT FROM i.token THEN d.next_trigger
+           WHEN d.next_trigger = 'manual' AND i.trigger = 'scheduled' THEN 'manual'
+           WHEN i.next_at IS NULL THEN NULL
+           ELSE 'scheduled' END,
+         lease_token = CASE WHEN d.lease_token = i.token THEN NULL ELSE d.lease_token END,
+         updated_at = $12
+       FROM input i WHERE d.id = i.id
+       RETURNING d.id, d.attempt_count
+     )
+     INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, http_status, error, response_body)
+     SELECT i.id, u.attempt_count, i.trigger, i.started_at, i.duration_ms, i.http_status, i.error, i.response_body
+     FROM input i JOIN updated u ON u.id = i.id`,
+    [
+      column((r) => r.deliveryId),
+      column((r) => r.token),
+      column((r) => r.trigger),
+      column((r) => r.status),
+      column((r) => r.nextAttemptAt),
+      column((r) => (r.scheduled ? 1 : 0)),
+      column((r) => r.outcome.startedAt),
+      column((r) => r.outcome.durationMs),
+      column((r) => r.outcome.httpStatus),
+      column((r) => r.outcome.error),
+      column((r) => r.outcome.responseBody),
+      now,
+    ],
+  );
+}
+
+/** Gives a claimed delivery back without an attempt: not due yet, or its webhook stopped receiving. */
+export async function releaseClaim(
+  db: Queryable,
+  id: string,
+  token: string,
+  change: { status: DeliveryStatus; nextAttemptAt: Date | null },
+  now: Date,
+): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries SET status = $3, next_attempt_at = $4, next_trigger = CASE WHEN $4::timestamptz IS NULL THEN NULL ELSE next_trigger END,
+       lease_token = NULL, updated_at = $5
+     WHERE id = $1 AND lease_token = $2`,
+    [id, token, change.status, change.nextAttemptAt, now],
+  );
+}
+
+/**
+ * Tracks since when each webhook has been failing: a success clears it, a failure starts it if it
+ * is not running yet. Rows are only written when that changes, so healthy traffic costs nothing.
+ */
+export async function recordWebhookHealth(db: Queryable, succeeded: string[], failing: { webhookId: string; since: Date }[]): Promise<void> {
+  if (succeeded.length > 0) {
+    await db.query(`UPDATE webhooks SET failing_since = NULL WHERE id = ANY ($1::text[]) AND failing_since IS NOT NULL`, [succeeded]);
+  }
+  if (failing.length > 0) {
+    await db.query(
+      `UPDATE webhooks w SET failing_since = f.since
+       FROM unnest($1::text[], $2::timestamptz[]) AS f (id, since)
+       WHERE w.id = f.id AND w.failing_since IS NULL`,
+      [failing.map((f) => f.webhookId), failing.map((f) => f.since)],
+    );
+  }
+}

@@ -1,0 +1,300 @@
+import { randomBytes } from 'node:crypto';
+import type { Db, Unlisten } from '../db/connect.js';
+import { disableWebhook } from '../modules/webhooks/disable.js';
+import type { Clock } from '../platform/clock.js';
+import type { ResolvedConfig } from '../platform/context.js';
+import { decryptSecret } from '../platform/crypto.js';
+import { disableFailingWebhooks } from './auto-disable.js';
+import { deliveriesDueChannel } from './fan-out.js';
+import { deliveryPayload } from './payload.js';
+import { type AttemptRecord, type ClaimedDelivery, claimDueDeliveries, recordAttempts, recordWebhookHealth, releaseClaim } from './queue.js';
+import { nextScheduledAttempt, retryAfterMs } from './schedule.js';
+import { type AttemptOutcome, WebhookSender } from './sender.js';
+import { deliveryHeaders } from './signer.js';
+import type { ResolveAll } from './url-guard.js';
+
+export interface WorkerLog {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+export interface DeliveryWorkerOptions {
+  db: Db;
+  clock: Clock;
+  config: Pick<ResolvedConfig, 'secretKey' | 'webhookTimeoutMs' | 'webhookRetryScheduleMs' | 'webhookAllowPrivate'>;
+  log?: WorkerLog;
+  /** Rows claimed per query. */
+  batchSize?: number;
+  /** Attempts this process runs at once, over all webhooks. */
+  maxInFlight?: number;
+  /** Attempts this process runs at once for one webhook, so one slow endpoint cannot take every slot. */
+  perWebhookInFlight?: number;
+  /** Polling beside LISTEN/NOTIFY: catches due retries and covers a lost notification. */
+  pollIntervalMs?: number;
+  /** How long a claim lasts before the delivery is due again (a worker that died mid-attempt). */
+  leaseMs?: number;
+  /** How often the five-day auto-disable runs. */
+  sweepIntervalMs?: number;
+  ca?: string[];
+  resolveAll?: ResolveAll;
+}
+
+const quietLog: WorkerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+export const goneReason = 'The endpoint answered 410 Gone.';
+
+interface Finished {
+  delivery: ClaimedDelivery;
+  token: string;
+  record: AttemptRecord;
+}
+
+/**
+ * Claims due deliveries from PostgreSQL, signs and sends them, and records every attempt.
+ * Woken by NOTIFY when deliveries are queued, by a poll for retries that come due, and by its own
+ * progress; results are written in batches, and a slot is freed only once its attempt is recorded.
+ */
+export class DeliveryWorker {
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly log: WorkerLog;
+  private readonly sender: WebhookSender;
+  private readonly schedule: readonly number[];
+  private readonly batchSize: number;
+  private readonly maxInFlight: number;
+  private readonly perWebhook: number;
+  private readonly leaseMs: number;
+  private readonly workerId = randomBytes(6).toString('hex');
+  private readonly secrets = new Map<string, string>();
+  private readonly busy = new Map<string, number>();
+  private finished: Finished[] = [];
+  private claims = 0;
+  private inFlight = 0;
+  private pumping = false;
+  private pumpAgain = false;
+  private flushing = false;
+  private stopping = false;
+  private timers: NodeJS.Timeout[] = [];
+  private unlisten: Unlisten | undefined;
+  private idleWaiters: (() => void)[] = [];
+
+  private constructor(private readonly options: DeliveryWorkerOptions) {
+    const { config } = options;
+    this.db = options.db;
+    this.clock = options.clock;
+    this.log = options.log ?? quietLog;
+    this.schedule = config.webhookRetryScheduleMs;
+    this.batchSize = options.batchSize ?? 100;
+    this.maxInFlight = options.maxInFlight ?? 256;
+    this.perWebhook = options.perWebhookInFlight ?? 32;
+    this.leaseMs = options.leaseMs ?? config.webhookTimeoutMs * 3 + 30_000;
+    this.sender = new WebhookSender({
+      clock: options.clock,
+      timeoutMs: config.webhookTimeoutMs,
+      allowPrivate: config.webhookAllowPrivate,
+      connectionsPerOrigin: this.perWebhook,
+      resolveAll: options.resolveAll,
+      ca: options.ca,
+    });
+  }
+
+  static async start(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
+    const worker = new DeliveryWorker(options);
+    worker.unlisten = await options.db.listen(deliveriesDueChannel, () => worker.wake());
+    worker.timers.push(setInterval(() => worker.wake(), options.pollIntervalMs ?? 1000));
+    worker.timers.push(setInterval(() => void worker.sweep(), options.sweepIntervalMs ?? 60_000));
+    for (const timer of worker.timers) timer.unref();
+    worker.wake();
+    return worker;
+  }
+
+  /** Look for due deliveries now. */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    void this.pump();
+  }
+
+  /** Disables the webhooks whose deliveries have all failed for five days; returns their ids. */
+  async sweep(): Promise<string[]> {
+    try {
+      return await disableFailingWebhooks(this.db, this.clock);
+    } catch (error) {
+      this.log.error({ err: error }, 'webhook auto-disable sweep failed');
+      return [];
+    }
+  }
+
+  /** Resolves once nothing is claimed, in flight or waiting to be recorded (tests, shutdown). */
+  idle(): Promise<void> {
+    if (this.inFlight === 0 && !this.pumping) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Stops claiming, lets attempts in flight finish and be recorded, then closes connections. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const timer of this.timers) clearInterval(timer);
+    await this.unlisten?.();
+    const limit = new Promise<void>((resolve) => setTimeout(resolve, this.options.config.webhookTimeoutMs + 5000).unref());
+    await Promise.race([this.idle(), limit]);
+    await this.sender.close();
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        while (!this.stopping && this.inFlight < this.maxInFlight) {
+          const claimed = await this.claim(Math.min(this.batchSize, this.maxInFlight - this.inFlight));
+          if (claimed.length === 0) break;
+        }
+      } while (this.pumpAgain && !this.stopping);
+    } catch (error) {
+      this.log.error({ err: error }, 'claiming webhook deliveries failed; retrying at the next poll');
+    } finally {
+      this.pumping = false;
+      this.settleIdle();
+    }
+  }
+
+  private async claim(limit: number): Promise<ClaimedDelivery[]> {
+    const now = this.clock.now();
+    const token = `${this.workerId}.${++this.claims}`;
+    const claimed = await claimDueDeliveries(this.db, {
+      now,
+      leaseUntil: new Date(now.getTime() + this.leaseMs),
+      token,
+      limit,
+      perWebhook: this.perWebhook,
+      inFlightByWebhook: this.busy,
+    });
+    for (const delivery of claimed) {
+      this.inFlight += 1;
+      this.busy.set(delivery.webhookId, (this.busy.get(delivery.webhookId) ?? 0) + 1);
+      void this.handle(delivery, token);
+    }
+    return claimed;
+  }
+
+  private async handle(delivery: ClaimedDelivery, token: string): Promise<void> {
+    const now = this.clock.now();
+    const firstDue = new Date(delivery.createdAt.getTime() + (this.schedule[0] ?? 0));
+    try {
+      if (!delivery.webhookActive) {
+        await releaseClaim(this.db, delivery.id, token, { status: delivery.status === 'pending' ? 'failed' : delivery.status, nextAttemptAt: null }, now);
+      } else if (delivery.trigger === 'scheduled' && delivery.scheduledAttempts === 0 && firstDue > now) {
+        await releaseClaim(this.db, delivery.id, token, { status: delivery.status, nextAttemptAt: firstDue }, now);
+      } else {
+        const outcome = await this.attempt(delivery);
+        this.finished.push({ delivery, token, record: this.recordFor(delivery, token, outcome) });
+        this.flush();
+        return;
+      }
+    } catch (error) {
+      this.log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery could not be handled; it is due again when its lease ends');
+    }
+    this.release([delivery]);
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
+    const now = this.clock.now();
+    const secrets = [this.secret(delivery.secretSealed)];
+    if (delivery.previousSecretSealed && delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > now) {
+      secrets.push(this.secret(delivery.previousSecretSealed));
+    }
+    const body = JSON.stringify(deliveryPayload(delivery.event, delivery.orgId, delivery.eventAt, delivery.eventData));
+    const headers = deliveryHeaders({ deliveryId: delivery.id, event: delivery.event, body, timestamp: Math.floor(now.getTime() / 1000), secrets });
+    return this.sender.send({ url: delivery.url, headers, body });
+  }
+
+  /** The delivery's state after an attempt: delivered, the next scheduled attempt, or failed. */
+  private recordFor(delivery: ClaimedDelivery, token: string, outcome: AttemptOutcome): AttemptRecord {
+    const base = { deliveryId: delivery.id, token, trigger: delivery.trigger, scheduled: delivery.trigger === 'scheduled', outcome };
+    const succeeded = outcome.error === null && outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
+    if (succeeded) return { ...base, status: 'delivered', nextAttemptAt: null };
+    if (outcome.httpStatus === 410) return { ...base, status: 'failed', nextAttemptAt: null };
+    const now = this.clock.now();
+    const wait = retryAfterMs(outcome.httpStatus, outcome.retryAfter, now);
+    if (delivery.trigger === 'scheduled') {
+      const next = nextScheduledAttempt(this.schedule, delivery.scheduledAttempts + 1, now, wait);
+      return { ...base, status: next ? 'pending' : 'failed', nextAttemptAt: next };
+    }
+    if (delivery.status !== 'pending') return { ...base, status: delivery.status, nextAttemptAt: null };
+    const next = nextScheduledAttempt(this.schedule, delivery.scheduledAttempts, now, wait);
+    return { ...base, status: next ? 'pending' : 'failed', nextAttemptAt: next };
+  }
+
+  /** Writes every finished attempt waiting so far in one transaction; more gather while it runs. */
+  private flush(): void {
+    if (this.flushing || this.finished.length === 0) return;
+    this.flushing = true;
+    const batch = this.finished;
+    this.finished = [];
+    this.write(batch).then(
+      () => {
+        this.flushing = false;
+        this.release(batch.map((item) => item.delivery));
+        this.flush();
+      },
+      (error: unknown) => {
+        this.log.error({ err: error, attempts: batch.length }, 'recording webhook attempts failed; retrying');
+        this.finished = [...batch, ...this.finished];
+        setTimeout(() => {
+          this.flushing = false;
+          this.flush();
+        }, 1000).unref();
+      },
+    );
+  }
+
+  private async write(batch: Finished[]): Promise<void> {
+    const now = this.clock.now();
+    const succeeded = new Set<string>();
+    const failing = new Map<string, Date>();
+    for (const { delivery, record } of batch) {
+      if (record.status === 'delivered' && record.outcome.error === null) succeeded.add(delivery.webhookId);
+      else if (!failing.has(delivery.webhookId)) failing.set(delivery.webhookId, record.outcome.startedAt);
+    }
+    for (const webhookId of succeeded) failing.delete(webhookId);
+    const gone = batch.filter(({ record }) => record.outcome.httpStatus === 410);
+    await this.db.transaction(async (tx) => {
+      await recordAttempts(tx, batch.map((item) => item.record), now);
+      await recordWebhookHealth(tx, [...succeeded], [...failing].map(([webhookId, since]) => ({ webhookId, since })));
+      for (const { delivery } of gone) await disableWebhook(tx, this.clock, delivery.orgId, delivery.webhookId, goneReason);
+    });
+  }
+
+  private release(deliveries: ClaimedDelivery[]): void {
+    for (const delivery of deliveries) {
+      this.inFlight -= 1;
+      const left = (this.busy.get(delivery.webhookId) ?? 1) - 1;
+      if (left > 0) this.busy.set(delivery.webhookId, left);
+      else this.busy.delete(delivery.webhookId);
+    }
+    this.settleIdle();
+    this.wake();
+  }
+
+  private settleIdle(): void {
+    if (this.inFlight !== 0 || this.pumping) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private secret(sealed: string): string {
+    let plain = this.secrets.get(sealed);
+    if (plain === undefined) {
+      if (this.secrets.size > 10_000) this.secrets.clear();
+      plain = decryptSecret(this.options.config.secretKey, sealed);
+      this.secrets.set(sealed, plain);
+    }
+    return plain;
+  }
+}

@@ -102,7 +102,7 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
       columns: [{ name: 'n', type: 'integer', originalName: 'N' }],
       rows: Array.from({ length: 150 }, (_, index) => [index]),
     });
-    await t.app.services.chat.readers.ensure(org.orgId, projectId, ['numbers']);
+    await t.app.services.chat.readers.ensure(org.orgId, projectId, [{ id: 'numbers', table: 'numbers' }]);
     const outcome = await runModelSql(t.app.services.chat.readers, projectId, new Set(['numbers']), 'SELECT n FROM numbers ORDER BY n');
     expect(outcome).toMatchObject({ ok: true, truncated: true, columns: ['n'] });
     expect(outcome.ok && outcome.rows.length).toBe(100);

@@ -40,6 +40,7 @@ const alertColumns: ColumnDescription[] = [
 ];
 
 interface DatasetRow {
+  id: string;
   name: string;
   table_name: string;
   row_count: number | string;
@@ -49,7 +50,7 @@ interface DatasetRow {
 /** Ready datasets only: an import still running or failed has no table worth offering. */
 function readyDatasets(db: Queryable, orgId: string, projectId: string): Promise<DatasetRow[]> {
   return db.query<DatasetRow>(
-    `SELECT name, table_name, row_count, columns FROM datasets
+    `SELECT id, name, table_name, row_count, columns FROM datasets
      WHERE org_id = $1 AND project_id = $2 AND status = 'ready' ORDER BY id LIMIT $3`,
     [orgId, projectId, maxTables],
   );
@@ -75,7 +76,7 @@ export async function describeProject(
   projectId: string,
 ): Promise<TableDescription[]> {
   const datasets = await readyDatasets(db, orgId, projectId);
-  await readers.ensure(orgId, projectId, datasets.map((dataset) => dataset.table_name));
+  await readers.ensure(orgId, projectId, datasets.map((dataset) => ({ id: dataset.id, table: dataset.table_name })));
   return readers.read(projectId, 5_000, async (tx) => {
     const samples = async (table: string) =>
       (await readCapped(tx, `SELECT * FROM ${pg.escapeIdentifier(table)}`, sampleRows)).rows.map(shorten);

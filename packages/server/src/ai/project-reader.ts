@@ -10,6 +10,12 @@ export const alertViewColumns = [
 
 export const alertsViewName = 'alerts';
 
+/** A table to grant, with the id of what it holds: a dataset deleted and uploaded again reuses its table name. */
+export interface ReadableTable {
+  id: string;
+  table: string;
+}
+
 /** Cluster-wide on PostgreSQL, so named from the globally unique project id. */
 export function projectReaderRole(projectId: string): string {
   return `vigil_read_${projectSchemaName(projectId).slice('data_'.length)}`;
@@ -24,14 +30,15 @@ const quoted = (schema: string, table: string) => `${pg.escapeIdentifier(schema)
  * another project's rows; the role gets no right on the main tables themselves.
  */
 export class ProjectReaders {
-  /** `projectId/table` pairs already granted by this process: setup runs once per new table, not per question. */
+  /** Tables already granted by this process: setup runs once per new dataset, not per question. */
   private readonly granted = new Set<string>();
 
   constructor(private readonly db: Db) {}
 
-  async ensure(orgId: string, projectId: string, tables: readonly string[]): Promise<void> {
-    const wanted = [alertsViewName, ...tables];
-    if (wanted.every((table) => this.granted.has(`${projectId}/${table}`))) return;
+  async ensure(orgId: string, projectId: string, tables: readonly ReadableTable[]): Promise<void> {
+    const wanted = [{ id: alertsViewName, table: alertsViewName }, ...tables];
+    const keys = wanted.map(({ id, table }) => `${projectId}/${id}/${table}`);
+    if (keys.every((key) => this.granted.has(key))) return;
     const schema = projectSchemaName(projectId);
     const role = projectReaderRole(projectId);
     await this.db.transaction(async (tx) => {
@@ -45,10 +52,10 @@ export class ProjectReaders {
          SELECT ${alertViewColumns.join(', ')} FROM ${quoted(main, 'alerts')}
          WHERE org_id = ${pg.escapeLiteral(orgId)} AND project_id = ${pg.escapeLiteral(projectId)}`,
       );
-      const list = wanted.map((table) => quoted(schema, table)).join(', ');
+      const list = wanted.map(({ table }) => quoted(schema, table)).join(', ');
       await tx.exec(`GRANT SELECT ON ${list} TO ${pg.escapeIdentifier(role)}`);
     });
-    for (const table of wanted) this.granted.add(`${projectId}/${table}`);
+    for (const key of keys) this.granted.add(key);
   }
 
   /** Runs `work` inside a read-only transaction, as the project's role, seeing only the project's schema. */

@@ -118,7 +118,7 @@ class PostgresDb implements Db {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    if (!this.pool.ended) await this.pool.end();
   }
 }
 

@@ -84,6 +84,14 @@ function retrySchedule(env: Env): number[] {
   return parts.map(Number);
 }
 
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(env: Env): string {
+  const level = env.LOG_LEVEL?.trim().toLowerCase() || 'info';
+  if (!logLevels.includes(level)) throw new ConfigError('LOG_LEVEL', `must be one of ${logLevels.join(', ')}, got "${env.LOG_LEVEL}"`);
+  return level;
+}
+
 function aiConfig(env: Env): AiConfig | undefined {
   const baseUrl = url(env, 'AI_BASE_URL', ['http:', 'https:']);
   const model = env.AI_MODEL?.trim() || undefined;
@@ -125,6 +133,6 @@ export function loadConfig(env: Env = process.env): Config {
     connectionsAllowPrivate: boolean(env, 'VIGIL_CONNECTIONS_ALLOW_PRIVATE'),
     maxUploadBytes: integer(env, 'VIGIL_MAX_UPLOAD_MB', 50, 1, 10_240) * 1024 * 1024,
     importMaxRows: integer(env, 'VIGIL_IMPORT_MAX_ROWS', 1_000_000, 1, 100_000_000),
-    logLevel: env.LOG_LEVEL?.trim() || 'info',
+    logLevel: logLevel(env),
   };
 }

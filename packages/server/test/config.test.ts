@@ -97,6 +97,7 @@ describe('configuration from the environment', () => {
     [{ VIGIL_WEBHOOK_ALLOW_PRIVATE: 'yes please' }, 'VIGIL_WEBHOOK_ALLOW_PRIVATE'],
     [{ VIGIL_MAX_UPLOAD_MB: '1.5' }, 'VIGIL_MAX_UPLOAD_MB'],
     [{ AI_MODEL: 'gpt-test' }, 'AI_BASE_URL'],
+    [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
   ])('rejects %o, naming %s', (env, variable) => {
     expect(problemWith(env)).toBe(variable);
   });
@@ -109,6 +110,7 @@ describe('a process started with a bad value', () => {
     [{ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }, 'VIGIL_SECRET_KEY'],
     [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL'],
     [{ VIGIL_WEBHOOK_RETRY_SCHEDULE_MS: '0,60000,x' }, 'VIGIL_WEBHOOK_RETRY_SCHEDULE_MS'],
+    [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
   ];
 
   it('stops before listening, with exit code 1 and one line naming the variable (npm start and vigil serve)', async () => {

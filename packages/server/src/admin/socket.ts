@@ -1,4 +1,4 @@
-import { chmod, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { type AdminCommand, type AdminResult, type AdminTarget, describeFailure, runAdminCommand } from './commands.js';
@@ -31,8 +31,16 @@ export async function listenForAdmin(dataDir: string, target: AdminTarget): Prom
       })();
     });
   });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socketPath, resolve));
-  await chmod(socketPath, 0o600);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // The socket file is created owner-only, so no other user can connect in the moment before a chmod.
+    const previousUmask = process.umask(0o177);
+    try {
+      server.listen(socketPath, resolve);
+    } finally {
+      process.umask(previousUmask);
+    }
+  });
   return async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await rm(socketPath, { force: true });

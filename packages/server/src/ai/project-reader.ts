@@ -79,7 +79,13 @@ export class ProjectReaders {
   }
 }
 
+/**
+ * Creates the role and makes the connecting user a member of it: SET ROLE needs that membership,
+ * which a superuser has implicitly but a user with only CREATEROLE (PostgreSQL 16+) does not.
+ */
 async function createRoleOnce(tx: Queryable, role: string): Promise<void> {
   const [exists] = await tx.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
-  if (!exists) await tx.exec(`CREATE ROLE ${pg.escapeIdentifier(role)} NOLOGIN`);
+  if (exists) return;
+  await tx.exec(`CREATE ROLE ${pg.escapeIdentifier(role)} NOLOGIN`);
+  await tx.exec(`GRANT ${pg.escapeIdentifier(role)} TO CURRENT_USER`);
 }

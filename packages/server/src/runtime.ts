@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { isServerListening } from './admin/socket.js';
 import type { Config } from './config.js';
 import { connectDb, type Db } from './db/connect.js';
 import { migrate } from './db/migrate.js';
@@ -19,6 +20,10 @@ export interface Runtime {
  * `vigil migrate` opens it unmigrated, so that it can report what it applied itself.
  */
 export async function openRuntime(config: Config, options: { migrate?: boolean } = {}): Promise<Runtime> {
+  if (!config.databaseUrl && (await isServerListening(config.dataDir))) {
+    // Two PGlite instances on the same files would corrupt them.
+    throw new Error(`another Vigil server is using ${config.dataDir}; stop it first, or set VIGIL_DATA_DIR to another directory`);
+  }
   const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
   const db = await connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {

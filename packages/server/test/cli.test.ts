@@ -209,6 +209,12 @@ describe('vigil while a server runs on the same embedded data directory', () => 
     expect(await runCliJson(['migrate'], env)).toEqual({ applied: [] });
   });
 
+  it('refuses to start a second server on the same embedded data directory', async () => {
+    expectOneLineError(await runCli(['serve'], { ...env, PORT: '0' }), /another Vigil server is using/);
+    expect((await call(server.url, 'GET', '/readyz')).status).toBe(200);
+    expect((await stat(adminSocketPath(data.dir))).isSocket()).toBe(true);
+  });
+
   it('leaves the data directory to the next process when the server stops', async () => {
     const stopped = await server.stop();
     expect(stopped.code).toBe(0);
@@ -225,5 +231,13 @@ describe('vigil while a server runs on the same embedded data directory', () => 
     } finally {
       await db.close();
     }
+  });
+
+  it('is not blocked by the socket a crashed server leaves behind', async () => {
+    const crashed = await startServerProcess(env);
+    expect((await crashed.stop('SIGKILL')).code).toBeNull();
+    expect((await stat(adminSocketPath(data.dir))).isSocket()).toBe(true);
+    const created = await runCliJson<CreatedOrg>(['org', 'create', '--name', 'After a crash', '--plan', 'business'], env);
+    expect(created.org.name).toBe('After a crash');
   });
 });

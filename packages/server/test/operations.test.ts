@@ -58,6 +58,7 @@ describe.each(databaseKinds)('logs and health on %s', (kind) => {
     await t.request('POST', 'projects', { apiKey: org.apiKey, body: { name: 'x', password: 'hunter2-in-a-body' } });
     t.app.http.log.info(
       {
+        password: 'hunter2-at-the-top',
         req: { headers: { authorization: `Bearer ${org.apiKey}`, cookie: 'session=cookie-value' } },
         connection: { host: 'db', password: 'hunter2-in-a-log' },
         webhook: { id: 'whk_1', secret: 'whsec_in-a-log' },

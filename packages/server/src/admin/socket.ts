@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { type AdminCommand, type AdminResult, type AdminTarget, describeFailure, runAdminCommand } from './commands.js';
 
@@ -45,6 +46,18 @@ export async function listenForAdmin(dataDir: string, target: AdminTarget): Prom
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await rm(socketPath, { force: true });
   };
+}
+
+/** True when a live server answers on this data directory's socket (a leftover file from a crash does not). */
+export function isServerListening(dataDir: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(adminSocketPath(dataDir));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 export class AdminCommandFailed extends Error {}

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runModelSql } from '../src/ai/sql-runner.js';
 import { newId } from '../src/platform/ids.js';
-import { aiConfigFor, ask, createDatasetTable, dropProjectData } from './support/ai.js';
-import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
+import { type AiTestApp, ask, createDatasetTable, startAiTestApp } from './support/ai.js';
+import type { TestApp, TestOrg } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
-import { type FakeLlm, startFakeLlm, toolResults } from './support/fake-llm.js';
+import { type FakeLlm, toolResults } from './support/fake-llm.js';
 import { createProject } from './support/resources.js';
 
 /** Statements a hostile or confused model might send; each must come back to it as a tool error. */
@@ -44,6 +44,7 @@ const hostile = (ids: { mainSchema: string; otherProjectSchema: string; foreignS
 ];
 
 describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
+  let ai: AiTestApp;
   let fake: FakeLlm;
   let t: TestApp;
   let org: TestOrg;
@@ -52,8 +53,8 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
   let foreignProjectId: string;
 
   beforeAll(async () => {
-    fake = await startFakeLlm();
-    t = await startTestApp(kind, { config: aiConfigFor(fake) });
+    ai = await startAiTestApp(kind);
+    ({ t, fake } = ai);
     org = await t.createOrg('business');
     const foreignOrg = await t.createOrg('enterprise', { name: 'Foreign' });
     projectId = (await createProject(t, org, 'Mine')).id;
@@ -65,11 +66,7 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
       await t.app.services.chat.readers.ensure(owner, id, []);
     }
   });
-  afterAll(async () => {
-    await dropProjectData(t, [projectId, otherProjectId, foreignProjectId]);
-    await t.close();
-    await fake.close();
-  });
+  afterAll(() => ai.stop([projectId, otherProjectId, foreignProjectId]));
   beforeEach(() => fake.reset());
 
   const schemaOf = (id: string) => `data_${id.slice('proj_'.length)}`;

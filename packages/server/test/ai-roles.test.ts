@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
 import { connectDb, type Db } from '../src/db/connect.js';
@@ -9,18 +8,10 @@ import { projectSchemaName } from '../src/platform/project-schema.js';
 import { MemoryCounterStore, RateLimiter } from '../src/platform/rate-limit.js';
 import { aiConfigFor } from './support/ai.js';
 import { testConfig } from './support/app.js';
-import { postgresUrl } from './support/databases.js';
+import { onPostgres, postgresUrl } from './support/databases.js';
 import { type FakeLlm, startFakeLlm, toolResults } from './support/fake-llm.js';
 
-async function asSuperuser(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: postgresUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const asSuperuser = (sql: string) => onPostgres((client) => client.query(sql));
 
 /** Production databases rarely hand Vigil a superuser: the per-project roles must work with CREATEROLE alone. */
 describe.runIf(postgresUrl)('AI questions as a PostgreSQL user that is not a superuser', () => {

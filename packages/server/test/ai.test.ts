@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../src/platform/ids.js';
-import { aiConfigFor, ask, createDatasetTable, dropProjectData } from './support/ai.js';
+import { type AiTestApp, ask, createDatasetTable, startAiTestApp } from './support/ai.js';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
-import { type FakeLlm, startFakeLlm, toolResults } from './support/fake-llm.js';
+import { type FakeLlm, toolResults } from './support/fake-llm.js';
 import { createProject, type ErrorBody, type One } from './support/resources.js';
 
 describe.each(databaseKinds)('AI questions on %s', (kind) => {
+  let ai: AiTestApp;
   let fake: FakeLlm;
   let t: TestApp;
   let org: TestOrg;
@@ -23,8 +24,8 @@ describe.each(databaseKinds)('AI questions on %s', (kind) => {
     t.database.db.query<{ data: Record<string, unknown> }>('SELECT data FROM events WHERE type = $1 ORDER BY id', [type]);
 
   beforeAll(async () => {
-    fake = await startFakeLlm();
-    t = await startTestApp(kind, { config: aiConfigFor(fake) });
+    ai = await startAiTestApp(kind);
+    ({ t, fake } = ai);
     org = await t.createOrg('business');
     other = await t.createOrg('enterprise', { name: 'Other' });
     projectA = (await createProject(t, org, 'Payments')).id;
@@ -41,11 +42,7 @@ describe.each(databaseKinds)('AI questions on %s', (kind) => {
     await alert(org, projectB, 'B-secret index lag', 'critical', 'search');
     await alert(other, foreign, 'Foreign-secret outage', 'critical', 'payments');
   });
-  afterAll(async () => {
-    await dropProjectData(t, [projectA, projectB, foreign]);
-    await t.close();
-    await fake.close();
-  });
+  afterAll(() => ai.stop([projectA, projectB, foreign]));
   beforeEach(() => fake.reset());
 
   it('answers from the alerts with SQL, summing tokens over rounds and naming the model that answered', async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aiConfigFor, ask, dropProjectData } from './support/ai.js';
-import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
+import { type AiTestApp, ask, startAiTestApp } from './support/ai.js';
+import type { TestApp, TestOrg } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
-import { type FakeLlm, startFakeLlm } from './support/fake-llm.js';
+import type { FakeLlm } from './support/fake-llm.js';
 import { createProject, type List, type One } from './support/resources.js';
 
 interface QueryRecord {
@@ -23,6 +23,7 @@ interface QueryRecord {
 }
 
 describe.each(databaseKinds)('question history on %s', (kind) => {
+  let ai: AiTestApp;
   let fake: FakeLlm;
   let t: TestApp;
   let org: TestOrg;
@@ -34,8 +35,8 @@ describe.each(databaseKinds)('question history on %s', (kind) => {
   const history = (query = '', who = org) => t.request<List<QueryRecord>>('GET', `history${query}`, { apiKey: who.apiKey });
 
   beforeAll(async () => {
-    fake = await startFakeLlm();
-    t = await startTestApp(kind, { config: aiConfigFor(fake) });
+    ai = await startAiTestApp(kind);
+    ({ t, fake } = ai);
     org = await t.createOrg('business');
     other = await t.createOrg('enterprise', { name: 'Other' });
     projectA = (await createProject(t, org, 'A')).id;
@@ -51,11 +52,7 @@ describe.each(databaseKinds)('question history on %s', (kind) => {
       asked.push(response.body.data.queryId);
     }
   });
-  afterAll(async () => {
-    await dropProjectData(t, [projectA, projectB]);
-    await t.close();
-    await fake.close();
-  });
+  afterAll(() => ai.stop([projectA, projectB]));
 
   it('lists questions newest first, filtered by project, page by page', async () => {
     const all = await history();

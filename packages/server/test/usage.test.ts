@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageMeter } from '../src/modules/usage/meter.js';
 import { newId } from '../src/platform/ids.js';
-import { aiConfigFor, ask, createDatasetTable, dropProjectData } from './support/ai.js';
-import { ManualClock, startTestApp, type TestApp, type TestOrg } from './support/app.js';
+import { type AiTestApp, ask, createDatasetTable, startAiTestApp } from './support/ai.js';
+import { ManualClock, type TestApp, type TestOrg } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
-import { type FakeLlm, startFakeLlm } from './support/fake-llm.js';
+import type { FakeLlm } from './support/fake-llm.js';
 import { createProject, type One } from './support/resources.js';
 
 interface Activity {
@@ -30,6 +30,7 @@ const nothing: Activity = { apiRequests: 0, aiQuestions: 0, tokens: 0, exports: 
 
 describe.each(databaseKinds)('usage on %s', (kind) => {
   const clock = new ManualClock('2026-03-02T09:00:00.000Z');
+  let ai: AiTestApp;
   let fake: FakeLlm;
   let t: TestApp;
   let org: TestOrg;
@@ -38,15 +39,11 @@ describe.each(databaseKinds)('usage on %s', (kind) => {
   const usage = (who: TestOrg = org) => t.request<One<Usage>>('GET', 'usage', { apiKey: who.apiKey });
 
   beforeAll(async () => {
-    fake = await startFakeLlm();
-    t = await startTestApp(kind, { clock, config: aiConfigFor(fake) });
+    ai = await startAiTestApp(kind, { clock });
+    ({ t, fake } = ai);
     org = await t.createOrg('business');
   });
-  afterAll(async () => {
-    await dropProjectData(t, [projectId]);
-    await t.close();
-    await fake.close();
-  });
+  afterAll(() => ai.stop([projectId]));
 
   it('counts requests, questions and tokens per day of the month, with datasets, exports and plan limits', async () => {
     projectId = (await createProject(t, org)).id; // 1 request on March 2

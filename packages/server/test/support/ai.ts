@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { projectSchemaName } from '../../src/platform/project-schema.js';
-import type { TestApp, TestOrg } from './app.js';
-import type { FakeLlm } from './fake-llm.js';
+import { startTestApp, type TestApp, type TestAppOptions, type TestOrg } from './app.js';
+import type { DatabaseKind } from './databases.js';
+import { type FakeLlm, startFakeLlm } from './fake-llm.js';
 import type { One } from './resources.js';
 
 export interface AiAnswer {
@@ -16,6 +17,28 @@ export interface AiAnswer {
 
 /** AI settings pointing at the fake provider; a short timeout keeps the failure tests quick. */
 export const aiConfigFor = (fake: FakeLlm) => ({ ai: { baseUrl: fake.baseUrl, apiKey: 'sk-test-123', model: 'gpt-test', timeoutMs: 1_000 } });
+
+export interface AiTestApp {
+  t: TestApp;
+  fake: FakeLlm;
+  /** Removes the projects' schemas and roles, then stops the app and the fake provider. */
+  stop(projectIds: string[]): Promise<void>;
+}
+
+/** A test app whose AI provider is a fresh fake chat-completions server. */
+export async function startAiTestApp(kind: DatabaseKind, options: TestAppOptions = {}): Promise<AiTestApp> {
+  const fake = await startFakeLlm();
+  const t = await startTestApp(kind, { ...options, config: { ...aiConfigFor(fake), ...options.config } });
+  return {
+    t,
+    fake,
+    async stop(projectIds) {
+      await dropProjectData(t, projectIds);
+      await t.close();
+      await fake.close();
+    },
+  };
+}
 
 export function ask(t: TestApp, org: TestOrg, projectId: string, message: string) {
   return t.request<One<AiAnswer>>('POST', 'chat', { apiKey: org.apiKey, body: { message, projectId } });

@@ -18,7 +18,7 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-async function onPostgres<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function onPostgres<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: postgresUrl });
   await client.connect();
   try {

@@ -91,7 +91,7 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     },
   );
 
-  it('cuts results at the row cap and says so', async () => {
+  it('cuts results at the row cap and long text cells at 10 000 characters', async () => {
     await createDatasetTable(t, org.orgId, projectId, {
       id: newId('dataset'),
       name: 'numbers.csv',
@@ -103,6 +103,16 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     const outcome = await runModelSql(t.app.services.chat.readers, projectId, new Set(['numbers']), 'SELECT n FROM numbers ORDER BY n');
     expect(outcome).toMatchObject({ ok: true, truncated: true, columns: ['n'] });
     expect(outcome.ok && outcome.rows.length).toBe(100);
+
+    const wide = await runModelSql(
+      t.app.services.chat.readers,
+      projectId,
+      new Set(['numbers']),
+      "SELECT string_agg(md5(n::text) || md5(n::text) || md5(n::text), '') AS text FROM numbers",
+    );
+    const text = wide.ok ? String(wide.rows[0].text) : '';
+    expect(text).toHaveLength(10_001);
+    expect(text.endsWith('…')).toBe(true);
   });
 
   it.runIf(kind === 'postgres')('stops a statement that runs past the time limit', async () => {

@@ -16,8 +16,12 @@ export type SqlOutcome =
   | { ok: true; statement: string; columns: string[]; rows: ResultRow[]; truncated: boolean }
   | { ok: false; error: string };
 
+/** A longer text cell is cut: results go to the model, the response and the history entry. */
+export const maxCellChars = 10_000;
+
 /** Values as JSON can carry them: dates as ISO strings, bytes as hex, big integers as numbers or text. */
 function jsonValue(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > maxCellChars ? `${value.slice(0, maxCellChars)}…` : value;
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
   if (value instanceof Uint8Array) return `\\x${Buffer.from(value).toString('hex')}`;
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();

@@ -70,13 +70,17 @@ export class ProjectReaders {
     });
   }
 
-  /** For a deleted project: the role is cluster-wide and outlives the project's schema otherwise. */
   async drop(projectId: string): Promise<void> {
-    const role = pg.escapeIdentifier(projectReaderRole(projectId));
-    const [exists] = await this.db.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [projectReaderRole(projectId)]);
-    if (exists) await this.db.exec(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
+    await dropProjectReader(this.db, projectId);
     for (const key of this.granted) if (key.startsWith(`${projectId}/`)) this.granted.delete(key);
   }
+}
+
+/** For a deleted project: the role is cluster-wide and would outlive the project's schema. */
+export async function dropProjectReader(db: Queryable, projectId: string): Promise<void> {
+  const role = projectReaderRole(projectId);
+  const [exists] = await db.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+  if (exists) await db.exec(`DROP OWNED BY ${pg.escapeIdentifier(role)}; DROP ROLE ${pg.escapeIdentifier(role)}`);
 }
 
 /**

@@ -41,6 +41,7 @@ describe.each(databaseKinds)('error responses on %s', (kind) => {
     ]) {
       const response = await send(method, path, { headers: { accept: 'text/html' } });
       expectErrorFormat(response, 404, 'NOT_FOUND');
+      expect(response.headers.get('x-ratelimit-limit')).toBe('100000');
     }
   });
 
@@ -69,6 +70,7 @@ describe.each(databaseKinds)('error responses on %s', (kind) => {
   it('wrong types are 422 with one detail per field, and no type is coerced', async () => {
     const response = await send('POST', 'alerts', { body: { title: 5, severity: true, projectId: null, description: ['a'] } });
     const body = expectErrorFormat(response, 422, 'VALIDATION_ERROR');
+    expect(response.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
     expect(body.details?.map((problem) => problem.field).sort()).toEqual(['description', 'projectId', 'severity', 'title']);
     expect(body.details?.find((problem) => problem.field === 'title')?.message).toBe('must be string');
     expect(body.error).toContain('title must be string');

@@ -90,6 +90,21 @@ describe.each(databaseKinds)("another organization's resources on %s", (kind) =>
     expect((await allPages<User>(t, us, 'users')).map((user) => user.id)).toEqual([us.adminUserId]);
   });
 
+  it('query parameters the API does not know are ignored, and their names never reach SQL', async () => {
+    const ours: Record<string, string[]> = {
+      projects: [ourProject.id],
+      alerts: [ourAlert.id],
+      users: [us.adminUserId!],
+    };
+    for (const name of ['1=1 OR 1', 'org_id', 'foo', "x') OR ('1'='1"]) {
+      for (const [path, ids] of Object.entries(ours)) {
+        const response = await t.request<{ data: { id: string }[] }>('GET', `${path}?${encodeURIComponent(name)}=1`, { apiKey: us.apiKey });
+        expect(response.status, `${path} ?${name}`).toBe(200);
+        expect(response.body.data.map((item) => item.id), `${path} ?${name}`).toEqual(ids);
+      }
+    }
+  });
+
   it('a cursor made from their list does not reveal their rows in ours', async () => {
     await createAlert(t, them, { title: 'Their second', projectId: theirProject.id });
     const theirPage = await t.request<{ meta: { nextCursor: string } }>('GET', 'alerts?limit=1', { apiKey: them.apiKey });

@@ -1,4 +1,5 @@
 import type { PageWindow } from '../platform/pagination.js';
+import { columnName } from './columns.js';
 import type { Queryable } from './connect.js';
 
 export interface PageSelect {
@@ -17,7 +18,7 @@ export function selectPage<Row>(db: Queryable, select: PageSelect): Promise<Row[
   for (const [column, value] of Object.entries(select.where ?? {})) {
     if (value === undefined) continue;
     params.push(value);
-    conditions.push(`${column} = $${params.length}`);
+    conditions.push(`${columnName(column)} = $${params.length}`);
   }
   if (select.window.beforeId !== undefined) {
     params.push(select.window.beforeId);

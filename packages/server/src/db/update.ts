@@ -1,3 +1,4 @@
+import { columnName } from './columns.js';
 import type { Queryable } from './connect.js';
 
 /**
@@ -17,7 +18,7 @@ export async function updateOwnedRow<Row>(
   for (const [column, value] of Object.entries(columns)) {
     if (value === undefined) continue;
     params.push(value);
-    assignments.push(`${column} = $${params.length}`);
+    assignments.push(`${columnName(column)} = $${params.length}`);
   }
   const [row] = await db.query<Row>(
     `UPDATE ${table} SET ${assignments.join(', ')} WHERE org_id = $1 AND id = $2 RETURNING *`,

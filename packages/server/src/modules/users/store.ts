@@ -56,7 +56,8 @@ export async function findUser(db: Queryable, orgId: string, id: string, forUpda
 }
 
 export async function listUsers(db: Queryable, orgId: string, filters: UserFilters, window: PageWindow): Promise<User[]> {
-  const rows = await selectPage<UserRow>(db, { from: 'users', orgId, where: filters, window });
+  const where = { status: filters.status, role: filters.role };
+  const rows = await selectPage<UserRow>(db, { from: 'users', orgId, where, window });
   return rows.map(toUser);
 }
 

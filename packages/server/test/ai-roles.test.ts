@@ -28,10 +28,11 @@ describe.runIf(postgresUrl)('AI questions as a PostgreSQL user that is not a sup
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${baseUrl}/api/v1/${path}`, {
       method,
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: response.status, body: (await response.json()) as { data: Record<string, unknown> } };
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : {}) as { data: Record<string, unknown> } };
   };
 
   beforeAll(async () => {
@@ -72,5 +73,10 @@ describe.runIf(postgresUrl)('AI questions as a PostgreSQL user that is not a sup
     await expect(
       app.services.chat.readers.read(projectId, 5_000, (tx) => tx.query(`SELECT title FROM ${schema}.alerts`)),
     ).rejects.toThrow(/permission denied/);
+  });
+
+  it('drops the role with the project', async () => {
+    expect((await call('DELETE', `projects/${projectId}`)).status).toBe(204);
+    expect(await db.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [`vigil_read_${projectId.slice('proj_'.length)}`])).toEqual([]);
   });
 });

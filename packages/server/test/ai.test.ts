@@ -189,6 +189,17 @@ describe.each(databaseKinds)('AI questions on %s', (kind) => {
     expect(own[0].n).toBe(4);
   });
 
+  it("drops the project's reader role with the project", async () => {
+    const doomed = (await createProject(t, org, 'Doomed')).id;
+    fake.script({ toolCalls: [{ sql: 'SELECT count(*) FROM alerts' }] }, { content: 'none' });
+    expect((await ask(t, org, doomed, 'how many?')).status).toBe(200);
+    const role = `vigil_read_${doomed.slice('proj_'.length)}`;
+    const roleExists = async () => (await t.database.db.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).length;
+    expect(await roleExists()).toBe(1);
+    expect((await t.request('DELETE', `projects/${doomed}`, { apiKey: org.apiKey })).status).toBe(204);
+    expect(await roleExists()).toBe(0);
+  });
+
   it('answers 404 for an unknown or foreign project and 422 for a bad body, asking the model nothing', async () => {
     const unknown = await ask(t, org, 'proj_00000000000000000000000000', 'x');
     expect(unknown.status).toBe(404);

@@ -1,3 +1,4 @@
+import { dropProjectReader } from '../../ai/project-reader.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { ServiceContext } from '../../platform/context.js';
 import { found } from '../../platform/errors.js';
@@ -39,6 +40,7 @@ export class ProjectService {
   async delete(orgId: string, id: string): Promise<void> {
     await this.ctx.db.transaction(async (tx) => {
       const project = found(await deleteProject(tx, orgId, id), 'project');
+      await dropProjectReader(tx, id);
       await recordEvent(tx, this.ctx.clock, orgId, 'project.deleted', project);
     });
   }

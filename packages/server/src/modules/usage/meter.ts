@@ -8,7 +8,8 @@ const dayMs = 86_400_000;
  * statement every few seconds, so counting costs a map update per request, not a write.
  */
 export class UsageMeter {
-  private pending = new Map<string, UsageIncrement>();
+  /** Day number (days since 1970-01-01 UTC) → organization → counts. */
+  private pending = new Map<number, Map<string, UsageIncrement>>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -21,11 +22,15 @@ export class UsageMeter {
 
   private entry(orgId: string, at: Date): UsageIncrement {
     const day = Math.floor(at.getTime() / dayMs);
-    const key = `${orgId} ${day}`;
-    let counts = this.pending.get(key);
+    let orgs = this.pending.get(day);
+    if (!orgs) {
+      orgs = new Map();
+      this.pending.set(day, orgs);
+    }
+    let counts = orgs.get(orgId);
     if (!counts) {
       counts = { orgId, day: new Date(day * dayMs).toISOString().slice(0, 10), apiRequests: 0, aiQuestions: 0, tokens: 0 };
-      this.pending.set(key, counts);
+      orgs.set(orgId, counts);
     }
     return counts;
   }
@@ -43,7 +48,7 @@ export class UsageMeter {
   /** Writes what was counted; on failure the counts go back into the next batch. */
   async flush(): Promise<void> {
     if (this.pending.size === 0) return;
-    const batch = [...this.pending.values()];
+    const batch = [...this.pending.values()].flatMap((orgs) => [...orgs.values()]);
     this.pending = new Map();
     try {
       await addUsage(this.db, batch);

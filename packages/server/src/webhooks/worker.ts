@@ -70,6 +70,7 @@ export class DeliveryWorker {
   private readonly busy = new Map<string, number>();
   private finished: Finished[] = [];
   private claims = 0;
+  private attempts = 0;
   private inFlight = 0;
   private pumping = false;
   private pumpAgain = false;
@@ -127,6 +128,11 @@ export class DeliveryWorker {
       this.log.error({ err: error }, 'webhook auto-disable sweep failed');
       return [];
     }
+  }
+
+  /** How many attempts this worker has made since it started. */
+  get attemptsMade(): number {
+    return this.attempts;
   }
 
   /** Resolves once nothing is claimed, in flight or waiting to be recorded (tests, shutdown). */
@@ -208,6 +214,7 @@ export class DeliveryWorker {
     if (delivery.previousSecretSealed && delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > now) {
       secrets.push(this.secret(delivery.previousSecretSealed));
     }
+    this.attempts += 1;
     const body = JSON.stringify(deliveryPayload(delivery.event, delivery.orgId, delivery.eventAt, delivery.eventData));
     const headers = deliveryHeaders({ deliveryId: delivery.id, event: delivery.event, body, timestamp: Math.floor(now.getTime() / 1000), secrets });
     return this.sender.send({ url: delivery.url, headers, body });

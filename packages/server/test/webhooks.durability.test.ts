@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDb, type Db } from '../src/db/connect.js';
+import { systemClock } from '../src/platform/clock.js';
+import { DeliveryWorker } from '../src/webhooks/worker.js';
+import { postgresUrl } from './support/databases.js';
+import { startTestApp, type TestApp, type TestOrg, testSecretKey } from './support/app.js';
+import { Receiver } from './support/webhooks/receiver.js';
+import { testTls } from './support/webhooks/tls.js';
+import { waitFor } from './support/webhooks/wait.js';
+
+const workerScript = fileURLToPath(new URL('./support/webhooks/worker-process.ts', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** PostgreSQL only: several processes share the queue, which PGlite (one process) cannot. */
+describe.skipIf(!postgresUrl)('webhook delivery durability on postgres', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  let receiver: Receiver;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    receiver = await Receiver.start();
+    t = await startTestApp('postgres', { config: { webhookAllowPrivate: true } });
+    org = await t.createOrg('business');
+  });
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    await t.close();
+    await receiver.close();
+  });
+
+  const startWorkerProcess = async (): Promise<ChildProcess> => {
+    const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
+      cwd: repoRoot,
+      env: {
+        PATH: process.env.PATH,
+        WORKER_DATABASE_URL: postgresUrl,
+        WORKER_SCHEMA: t.database.schema,
+        WORKER_SECRET_KEY: testSecretKey,
+        WORKER_LEASE_MS: '1500',
+        NODE_EXTRA_CA_CERTS: testTls().caFile,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+      child.once('exit', (code) => reject(new Error(`worker process exited ${code}`)));
+    });
+    return child;
+  };
+
+  /** Through the service, which the API calls: more changes than the plan's rate limit lets through HTTP. */
+  const emit = async (count: number, area: string) => {
+    const projects = t.app.services.projects;
+    const project = await projects.create(org.orgId, { name: area });
+    for (let index = 0; index < count; index += 1) await projects.update(org.orgId, project.id, { area: `${area} ${index}` });
+  };
+  const statuses = (webhookId: string) =>
+    t.database.db.query<{ id: string; status: string; attempts: number }>(
+      `SELECT d.id, d.status, (SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = d.id) AS attempts
+       FROM webhook_deliveries d WHERE d.webhook_id = $1`,
+      [webhookId],
+    );
+
+  it('completes every delivery after the worker is killed with SIGKILL while attempts are in flight', async () => {
+    let stalling = true;
+    receiver.respond = () => (stalling ? { status: 200, delayMs: 60_000 } : { status: 200, body: 'ok' });
+    const hook = (
+      await t.request<{ data: { id: string } }>('POST', 'webhooks', {
+        apiKey: org.apiKey,
+        body: { name: 'durable', url: receiver.url('/durable'), events: ['project.updated'] },
+      })
+    ).body.data;
+    await emit(40, 'durable');
+
+    const first = await startWorkerProcess();
+    const inFlight = await waitFor(() => receiver.received('/durable'), (r) => r.length >= 20, 'attempts in flight');
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    const cut = new Set(inFlight.map((request) => String(request.headers['webhook-id'])));
+    expect((await statuses(hook.id)).every((d) => d.status === 'pending' && d.attempts === 0)).toBe(true);
+
+    stalling = false;
+    const second = await startWorkerProcess();
+    const done = await waitFor(() => statuses(hook.id), (rows) => rows.every((d) => d.status === 'delivered'), 'all delivered');
+    second.kill('SIGTERM');
+    await new Promise((resolve) => second.once('exit', resolve));
+
+    expect(done).toHaveLength(40);
+    expect(done.every((d) => d.attempts === 1)).toBe(true);
+    const seen = receiver.received('/durable').map((request) => String(request.headers['webhook-id']));
+    expect(new Set(seen)).toEqual(new Set(done.map((d) => d.id)));
+    for (const id of cut) expect(seen.filter((seenId) => seenId === id).length, id).toBeGreaterThanOrEqual(2);
+  });
+
+  it('never lets two workers attempt the same delivery at the same time', async () => {
+    receiver.respond = () => ({ status: 200, delayMs: 20 });
+    receiver.maxConcurrentPerDelivery = 0;
+    const hook = (
+      await t.request<{ data: { id: string } }>('POST', 'webhooks', {
+        apiKey: org.apiKey,
+        body: { name: 'pair', url: receiver.url('/pair'), events: ['project.updated'] },
+      })
+    ).body.data;
+    const dbs: Db[] = [];
+    const workers: DeliveryWorker[] = [];
+    for (let index = 0; index < 2; index += 1) {
+      const db = await connectDb({ databaseUrl: postgresUrl, searchPath: t.database.schema, poolSize: 4 });
+      dbs.push(db);
+      workers.push(
+        await DeliveryWorker.start({
+          db,
+          clock: systemClock,
+          config: { secretKey: testSecretKey, webhookTimeoutMs: 5000, webhookRetryScheduleMs: [0, 100, 100, 100, 100], webhookAllowPrivate: true },
+          ca: [testTls().ca],
+          batchSize: 10,
+          pollIntervalMs: 20,
+        }),
+      );
+    }
+    try {
+      await emit(200, 'pair');
+      const done = await waitFor(() => statuses(hook.id), (rows) => rows.length === 200 && rows.every((d) => d.status === 'delivered'), 'all delivered');
+      expect(done.every((d) => d.attempts === 1)).toBe(true);
+      const seen = receiver.received('/pair').map((request) => String(request.headers['webhook-id']));
+      expect(seen).toHaveLength(200);
+      expect(new Set(seen).size).toBe(200);
+      expect(receiver.maxConcurrentPerDelivery).toBe(1);
+      expect(workers.every((worker) => worker.attemptsMade > 0)).toBe(true);
+    } finally {
+      for (const worker of workers) await worker.stop();
+      for (const db of dbs) await db.close();
+    }
+  });
+});

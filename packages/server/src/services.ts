@@ -23,7 +23,7 @@ export function createServices(ctx: ServiceContext) {
     deliveries: new DeliveryService(ctx),
     usage,
     history: new HistoryService(ctx),
-    chat: new ChatService(ctx, usage.meter),
+    chat: new ChatService(ctx, usage),
   };
 }
 

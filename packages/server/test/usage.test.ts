@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageMeter } from '../src/modules/usage/meter.js';
 import { newId } from '../src/platform/ids.js';
-import { type AiTestApp, ask, createDatasetTable, startAiTestApp } from './support/ai.js';
+import { type AiTestApp, ask, createDatasetTable, dropProjectData, startAiTestApp } from './support/ai.js';
 import { ManualClock, type TestApp, type TestOrg } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
 import type { FakeLlm } from './support/fake-llm.js';
@@ -105,6 +105,34 @@ describe.each(databaseKinds)('usage on %s', (kind) => {
       exportsPerMonth: null,
     });
     expect((await usage()).body.data.totals).toEqual({ ...nothing, apiRequests: 1 });
+  });
+
+  it("refuses AI questions once the month's questions or tokens are used up, until the next month", async () => {
+    clock.set('2026-06-15T12:00:00.000Z');
+    const spend = (orgId: string, questions: number, tokens: number) =>
+      t.database.db.query(`INSERT INTO usage_daily (org_id, day, ai_questions, tokens) VALUES ($1, '2026-06-01', $2, $3)`, [orgId, questions, tokens]);
+    await spend(org.orgId, 20_000, 0);
+    fake.reset();
+    const refused = await ask(t, org, projectId, 'one more?');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 'RATE_LIMITED', error: expect.stringMatching(/20000 AI questions/) });
+    expect(refused.headers.get('retry-after')).toBe(String(15.5 * 86_400));
+    expect(fake.requests).toHaveLength(0);
+
+    const enterprise = await t.createOrg('enterprise', { name: 'Unlimited' });
+    const theirProject = (await createProject(t, enterprise, 'E')).id;
+    await spend(enterprise.orgId, 10_000_000, 10_000_000_000);
+    fake.script({ content: 'Still here.' });
+    expect((await ask(t, enterprise, theirProject, 'more?')).status).toBe(200);
+    await dropProjectData(t, [theirProject]);
+
+    clock.set('2026-07-01T00:00:00.000Z');
+    fake.script({ content: 'New month.' });
+    expect((await ask(t, org, projectId, 'one more?')).status).toBe(200);
+    await t.database.db.query(`UPDATE usage_daily SET tokens = 50000000 WHERE org_id = $1 AND day = '2026-07-01'`, [org.orgId]);
+    const tokens = await ask(t, org, projectId, 'and another?');
+    expect(tokens.status).toBe(429);
+    expect(tokens.body).toMatchObject({ error: expect.stringMatching(/50000000 AI tokens/) });
   });
 
   it('adds up counts flushed by several processes into one row per organization and day', async () => {

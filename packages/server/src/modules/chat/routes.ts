@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { single } from '../../platform/pagination.js';
 import { responses } from '../../platform/route-schemas.js';
 import { AiResponse, AskQuestion } from './schema.js';
+import { AllowanceExceeded } from '../usage/service.js';
 import { type ChatService, notConfigured } from './service.js';
 
 export const chatRoutes: FastifyPluginAsyncTypebox<{ chat: ChatService }> = async (app, { chat }) => {
@@ -20,6 +21,13 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ chat: ChatService }> = asyn
         response: responses({ 200: single(AiResponse) }),
       },
     },
-    async (request) => ({ data: await chat.ask({ orgId: request.caller.orgId, apiKeyId: request.caller.keyId, userId: null }, request.body) }),
+    async (request, reply) => {
+      try {
+        return { data: await chat.ask({ orgId: request.caller.orgId, apiKeyId: request.caller.keyId, userId: null }, request.body) };
+      } catch (error) {
+        if (error instanceof AllowanceExceeded) reply.header('Retry-After', error.retryAfter);
+        throw error;
+      }
+    },
   );
 };

@@ -11,7 +11,7 @@ import { ApiError, found } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { insertQuery } from '../history/store.js';
 import { findProject } from '../projects/store.js';
-import type { UsageMeter } from '../usage/meter.js';
+import type { UsageService } from '../usage/service.js';
 import type { AiResponse, AskQuestion } from './schema.js';
 
 export interface Asker {
@@ -29,7 +29,7 @@ export class ChatService {
 
   constructor(
     private readonly ctx: ServiceContext,
-    private readonly meter: UsageMeter,
+    private readonly usage: UsageService,
     provider: ChatProvider | undefined = ctx.config.ai && new OpenAiCompatibleProvider(ctx.config.ai),
   ) {
     this.provider = provider;
@@ -49,6 +49,7 @@ export class ChatService {
     if (!provider) throw notConfigured();
     const { db, clock } = this.ctx;
     const project = found(await findProject(db, asker.orgId, input.projectId), 'project');
+    await this.usage.assertAiAllowance(asker.orgId);
     const started = clock.now();
     const tables = await describeProject(db, this.readers, asker.orgId, project.id);
     const tableNames = new Set(tables.map((table) => table.name));
@@ -84,7 +85,7 @@ export class ChatService {
       await recordEvent(tx, clock, asker.orgId, 'query.completed', event);
       return stored;
     });
-    this.meter.countQuestion(asker.orgId, finished, outcome.tokens);
+    this.usage.meter.countQuestion(asker.orgId, finished, outcome.tokens);
     return {
       answer: record.answer,
       tokens: record.tokens,

@@ -66,6 +66,16 @@ export async function readDays(db: Queryable, orgId: string, from: Date, to: Dat
   );
 }
 
+/** AI questions and tokens counted since `from` (the first day of the month). */
+export async function readMonthAi(db: Queryable, orgId: string, from: Date): Promise<{ aiQuestions: number; tokens: number }> {
+  const [used] = await db.query<{ aiQuestions: number; tokens: number }>(
+    `SELECT coalesce(sum(ai_questions), 0)::float8 AS "aiQuestions", coalesce(sum(tokens), 0)::float8 AS tokens
+     FROM usage_daily WHERE org_id = $1 AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date`,
+    [orgId, from],
+  );
+  return used;
+}
+
 export interface Stored {
   datasets: number;
   rows: number;

@@ -4,8 +4,6 @@ import { sendToRunningServer } from './admin/socket.js';
 import { loadConfig } from './config.js';
 import { exitOnStartupError, serve } from './main.js';
 import { isPlan, type Plan, plans } from './platform/plans.js';
-import { openRuntime } from './runtime.js';
-import { createServices } from './services.js';
 
 class UsageError extends Error {}
 
@@ -113,6 +111,9 @@ async function execute(command: AdminCommand): Promise<AdminResult> {
     const handled = await sendToRunningServer(config.dataDir, command);
     if (handled) return handled;
   }
+  // Loaded only here: a command handed to a running server (or a usage error) needs none of the
+  // service modules, which take seconds to load.
+  const [{ openRuntime }, { createServices }] = await Promise.all([import('./runtime.js'), import('./services.js')]);
   const runtime = await openRuntime(config, { migrate: command.kind !== 'migrate' });
   try {
     return await runAdminCommand({ db: runtime.db, services: createServices(runtime), grantsChanged: () => undefined }, command);

@@ -1,9 +1,10 @@
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from './config.js';
-import { startServer } from './server.js';
 
 export async function serve(): Promise<void> {
   const config = loadConfig();
+  // Imported here so that the `vigil` command can load this file without loading the whole server.
+  const { startServer } = await import('./server.js');
   const server = await startServer(config);
   const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
   process.stdout.write(

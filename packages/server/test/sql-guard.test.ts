@@ -16,6 +16,8 @@ describe('the SQL guard', () => {
      FROM alerts, sales`,
     `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY amount) FROM sales`,
     `select 'Zürich' as city -- a comment with ü`,
+    `SELECT date(created_at), grouping(area), count(*), unnest(array[1, 2]) FROM alerts GROUP BY ROLLUP (area, date(created_at))`,
+    `SELECT id::uuid, DATE '2026-01-01', (amount::float / 3)::double precision, amount::decimal(10, 2), ARRAY[area]::text[] FROM sales`,
   ])('accepts %s', async (sql) => {
     const result = await guardSql(sql, tables);
     expect(result).toMatchObject({ ok: true });

@@ -23,11 +23,12 @@ export const allowedFunctions: ReadonlySet<string> = new Set([
   // dates and times
   'now', 'date_trunc', 'date_part', 'extract', 'date_bin', 'age', 'make_date', 'make_time', 'make_timestamp',
   'make_timestamptz', 'make_interval', 'justify_days', 'justify_hours', 'justify_interval', 'isfinite', 'to_date',
-  'to_timestamp', 'timezone', 'statement_timestamp', 'transaction_timestamp', 'overlaps',
+  'to_timestamp', 'timezone', 'statement_timestamp', 'transaction_timestamp', 'overlaps', 'date',
   // json and arrays
   'json_build_object', 'jsonb_build_object', 'json_build_array', 'jsonb_build_array', 'to_json', 'to_jsonb',
   'json_extract_path_text', 'jsonb_extract_path_text', 'json_array_length', 'jsonb_array_length', 'json_typeof',
-  'jsonb_typeof', 'array_length', 'array_to_string', 'array_position', 'cardinality',
+  'jsonb_typeof', 'array_length', 'array_to_string', 'array_position', 'cardinality', 'array_upper', 'array_lower',
+  'array_append', 'array_remove', 'array_cat', 'string_to_array', 'regexp_split_to_array', 'unnest',
   // conditionals that parse as calls
   'num_nulls', 'num_nonnulls',
 ]);
@@ -36,7 +37,7 @@ export const allowedFunctions: ReadonlySet<string> = new Set([
 export const allowedTypes: ReadonlySet<string> = new Set([
   'int2', 'int4', 'int8', 'smallint', 'integer', 'int', 'bigint', 'numeric', 'decimal', 'float4', 'float8', 'real',
   'double precision', 'text', 'varchar', 'bpchar', 'char', 'character', 'character varying', 'bool', 'boolean', 'date',
-  'time', 'timetz', 'timestamp', 'timestamptz', 'interval', 'json', 'jsonb',
+  'time', 'timetz', 'timestamp', 'timestamptz', 'interval', 'json', 'jsonb', 'uuid',
 ]);
 
 /** CURRENT_DATE and its kin; CURRENT_USER and the other session-information values are left out. */
@@ -50,5 +51,5 @@ export const allowedNodes: ReadonlySet<string> = new Set([
   'SelectStmt', 'ResTarget', 'ColumnRef', 'A_Star', 'String', 'Integer', 'Float', 'Boolean', 'A_Const', 'A_Expr',
   'BoolExpr', 'FuncCall', 'TypeCast', 'RangeVar', 'JoinExpr', 'RangeSubselect', 'SortBy', 'CommonTableExpr',
   'NullTest', 'BooleanTest', 'CaseExpr', 'CaseWhen', 'CoalesceExpr', 'MinMaxExpr', 'SubLink', 'WindowDef',
-  'GroupingSet', 'A_ArrayExpr', 'A_Indirection', 'A_Indices', 'RowExpr', 'SQLValueFunction', 'List',
+  'GroupingSet', 'GroupingFunc', 'A_ArrayExpr', 'A_Indirection', 'A_Indices', 'RowExpr', 'SQLValueFunction', 'List',
 ]);

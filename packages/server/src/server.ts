@@ -1,6 +1,7 @@
 import { listenForAdmin } from './admin/socket.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import { startJobLoop } from './data/jobs.js';
 import { openRuntime } from './runtime.js';
 import { DeliveryWorker } from './webhooks/worker.js';
 
@@ -22,6 +23,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   }
   const worker =
     config.role === 'api' ? undefined : await DeliveryWorker.start({ db: runtime.db, clock: runtime.clock, config: runtime.config, log });
+  const dataJobs =
+    config.role === 'api'
+      ? undefined
+      : startJobLoop([app.services.imports, app.services.exports], {
+          idleMs: 1000,
+          onError: (runner, error) => log.error({ err: error, runner }, 'data job failed'),
+        });
   const url = await app.http.listen({ port: config.port, host: config.host });
   return {
     url,
@@ -29,6 +37,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await stopAdmin?.();
       await app.close();
       await worker?.stop();
+      await dataJobs?.stop();
       await runtime.close();
     },
   };

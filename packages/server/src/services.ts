@@ -1,6 +1,10 @@
 import { AlertService } from './modules/alerts/service.js';
 import { ApiKeyService } from './modules/api-keys/service.js';
 import { ChatService } from './modules/chat/service.js';
+import { ImportService } from './modules/connections/imports.js';
+import { ConnectionService } from './modules/connections/service.js';
+import { DatasetService } from './modules/datasets/service.js';
+import { ExportService } from './modules/exports/service.js';
 import { HistoryService } from './modules/history/service.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { ProjectService } from './modules/projects/service.js';
@@ -13,6 +17,8 @@ import type { ServiceContext } from './platform/context.js';
 /** Every service of the application, built once per process from the same context. */
 export function createServices(ctx: ServiceContext) {
   const usage = new UsageService(ctx);
+  const datasets = new DatasetService(ctx);
+  const connections = new ConnectionService(ctx);
   return {
     organizations: new OrganizationService(ctx),
     apiKeys: new ApiKeyService(ctx),
@@ -24,6 +30,10 @@ export function createServices(ctx: ServiceContext) {
     usage,
     history: new HistoryService(ctx),
     chat: new ChatService(ctx, usage),
+    datasets,
+    connections,
+    imports: new ImportService(ctx, connections, datasets),
+    exports: new ExportService(ctx),
   };
 }
 

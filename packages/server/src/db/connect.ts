@@ -1,7 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 
 /**
  * The one query interface every store uses. Plain parameterised SQL ($1, $2, …) runs unchanged on
@@ -51,6 +54,10 @@ class PgliteDb implements Db {
 
   async listen(channel: string, onNotify: (payload: string) => void): Promise<Unlisten> {
     return this.lite.listen(channel, onNotify);
+  }
+
+  async copyRows(target: string, rows: string): Promise<void> {
+    await this.lite.query(`COPY ${target} FROM '/dev/blob'`, [], { blob: new Blob([rows]) });
   }
 
   async close(): Promise<void> {
@@ -117,6 +124,15 @@ class PostgresDb implements Db {
     };
   }
 
+  async copyRows(target: string, rows: string): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await pipeline(Readable.from([rows]), client.query(copyFrom(`COPY ${target} FROM STDIN`)));
+    } finally {
+      client.release();
+    }
+  }
+
   async close(): Promise<void> {
     if (!this.pool.ended) await this.pool.end();
   }
@@ -128,6 +144,15 @@ function clientOptions(connectionString: string, searchPath: string | undefined)
     types: pgTypes,
     ...(searchPath ? { options: `-c search_path=${searchPath}` } : {}),
   };
+}
+
+/**
+ * Bulk-loads rows written in COPY text format into `target` (`"schema"."table" ("col", …)`, from
+ * code): COPY FROM STDIN on PostgreSQL, COPY FROM '/dev/blob' on PGlite.
+ */
+export function copyRows(db: Db, target: string, rows: string): Promise<void> {
+  if (db instanceof PgliteDb || db instanceof PostgresDb) return db.copyRows(target, rows);
+  throw new Error('This database handle cannot bulk-load rows.');
 }
 
 export interface ConnectOptions {

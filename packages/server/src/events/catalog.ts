@@ -2,6 +2,8 @@ import { StringEnum } from '../platform/route-schemas.js';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Alert } from '../modules/alerts/schema.js';
 import { ApiKey } from '../modules/api-keys/schema.js';
+import { Connection } from '../modules/connections/schema.js';
+import { Dataset } from '../modules/datasets/schema.js';
 import { QueryRecord } from '../modules/history/schema.js';
 import { Project } from '../modules/projects/schema.js';
 import { User } from '../modules/users/schema.js';
@@ -38,15 +40,18 @@ export const eventCatalog = {
   'alert.resolved': { description: 'An alert was resolved.', data: Alert },
   'alert.critical': { description: 'An alert of critical severity was triggered (created, or raised to critical).', data: Alert },
   'alert.deleted': { description: 'An alert was deleted.', data: Alert },
-  'csv.uploaded': { description: 'A CSV/Excel file was uploaded to a project.', data: Resource },
-  'data.db_import': { description: 'Data was imported from a database connection.', data: Resource },
+  'csv.uploaded': { description: 'A CSV/Excel file was uploaded to a project.', data: Dataset },
+  'data.db_import': {
+    description: 'Data was imported from a database connection (the dataset, with its connectionId and rowCount).',
+    data: Dataset,
+  },
   'query.completed': { description: 'An AI query finished.', data: QueryRecord },
   'query.deleted': { description: 'A query history entry was deleted.', data: Deleted },
   'project.created': { description: 'A project was created.', data: Project },
   'project.updated': { description: 'A project was updated.', data: Project },
   'project.deleted': { description: 'A project was deleted.', data: Project },
-  'db_connection.created': { description: 'A database connection was added.', data: Resource },
-  'db_connection.updated': { description: 'A database connection was changed.', data: Resource },
+  'db_connection.created': { description: 'A database connection was added.', data: Connection },
+  'db_connection.updated': { description: 'A database connection was changed.', data: Connection },
   'db_connection.deleted': { description: 'A database connection was removed.', data: Deleted },
   'user.invited': { description: 'A user was invited to the organization.', data: User },
   'user.joined': { description: 'A user accepted an invitation.', data: User },

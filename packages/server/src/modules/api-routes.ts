@@ -2,6 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
 import { alertRoutes } from './alerts/routes.js';
 import { chatRoutes } from './chat/routes.js';
+import { connectionRoutes } from './connections/routes.js';
+import { datasetRoutes } from './datasets/routes.js';
+import { exportRoutes } from './exports/routes.js';
 import { historyRoutes } from './history/routes.js';
 import { projectRoutes } from './projects/routes.js';
 import { usageRoutes } from './usage/routes.js';
@@ -17,4 +20,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
   await app.register(chatRoutes, { chat: services.chat });
   await app.register(historyRoutes, { history: services.history });
   await app.register(usageRoutes, { usage: services.usage });
+  await app.register(datasetRoutes, { datasets: services.datasets });
+  await app.register(connectionRoutes, { connections: services.connections, imports: services.imports });
+  await app.register(exportRoutes, { exports: services.exports });
 };

@@ -4,6 +4,7 @@ import type { ServiceContext } from '../../platform/context.js';
 import { found } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
+import { dropProjectSchema } from '../datasets/store.js';
 import type { CreateProject, Project, UpdateProject } from './schema.js';
 import { deleteProject, findProject, insertProject, listProjects, updateProject } from './store.js';
 
@@ -36,10 +37,11 @@ export class ProjectService {
     });
   }
 
-  /** Deleting a project deletes its alerts with it; one project.deleted event announces both. */
+  /** Deleting a project deletes its alerts and datasets with it; one project.deleted event announces all. */
   async delete(orgId: string, id: string): Promise<void> {
     await this.ctx.db.transaction(async (tx) => {
       const project = found(await deleteProject(tx, orgId, id), 'project');
+      await dropProjectSchema(tx, id);
       await dropProjectReader(tx, id);
       await recordEvent(tx, this.ctx.clock, orgId, 'project.deleted', project);
     });

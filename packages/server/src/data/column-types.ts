@@ -1,0 +1,148 @@
+export const columnTypes = ['integer', 'numeric', 'boolean', 'date', 'timestamp', 'text'] as const;
+export type ColumnType = (typeof columnTypes)[number];
+
+export interface DatasetColumn {
+  /** The SQL identifier the column has in the dataset's table. */
+  name: string;
+  /** The header cell (or source column name) it came from. */
+  originalName: string;
+  type: ColumnType;
+}
+
+export const sqlTypeOf: Record<ColumnType, string> = {
+  integer: 'bigint',
+  numeric: 'numeric',
+  boolean: 'boolean',
+  date: 'date',
+  timestamp: 'timestamptz',
+  text: 'text',
+};
+
+const integerPattern = /^[-+]?(0|[1-9]\d{0,18})$/;
+const numericPattern = /^[-+]?(0|[1-9]\d*)?(\.\d+)?([eE][-+]?\d{1,3})?$/;
+const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
+const timestampPattern = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?\s?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const trueWords = new Set(['true', 't', 'yes', 'y', '1']);
+const falseWords = new Set(['false', 'f', 'no', 'n', '0']);
+const bigintMax = 9_223_372_036_854_775_807n;
+
+function validDate(year: string, month: string, day: string): boolean {
+  const m = Number(month);
+  const d = Number(day);
+  if (m < 1 || m > 12 || d < 1) return false;
+  return d <= new Date(Date.UTC(Number(year), m, 0)).getUTCDate();
+}
+
+/**
+ * The value as PostgreSQL reads it for a column of `type`, or undefined when it does not fit.
+ * Leading zeros ("00501") do not make a number: such columns are codes and stay text.
+ */
+export function storedValue(raw: string, type: ColumnType): string | undefined {
+  if (type === 'text') return raw;
+  const value = raw.trim();
+  switch (type) {
+    case 'integer': {
+      if (!integerPattern.test(value)) return undefined;
+      if (value.length >= 19) {
+        const big = BigInt(value);
+        if (big > bigintMax || big < -bigintMax - 1n) return undefined;
+      }
+      return value;
+    }
+    case 'numeric':
+      return numericPattern.test(value) && /\d/.test(value) ? value : undefined;
+    case 'boolean': {
+      const word = value.toLowerCase();
+      if (trueWords.has(word)) return 'true';
+      return falseWords.has(word) ? 'false' : undefined;
+    }
+    case 'date': {
+      const match = datePattern.exec(value);
+      return match && validDate(match[1], match[2], match[3]) ? value : undefined;
+    }
+    case 'timestamp': {
+      const match = timestampPattern.exec(value) ?? datePattern.exec(value);
+      if (!match || !validDate(match[1], match[2], match[3])) return undefined;
+      if (match.length === 4) return `${value}T00:00:00Z`;
+      const [hours, minutes, seconds] = [Number(match[4]), Number(match[5]), Number(match[6] ?? 0)];
+      if (hours > 23 || minutes > 59 || seconds > 59) return undefined;
+      // A time without a zone is read as UTC, whatever the server's TimeZone is.
+      return match[8] ? value : `${value}Z`;
+    }
+  }
+}
+
+/** Narrowest first: every integer is numeric and every date a timestamp, so the first that fits all wins. */
+const inferenceOrder: ColumnType[] = ['integer', 'numeric', 'boolean', 'date', 'timestamp'];
+
+/** The narrowest type every non-empty sample value fits; text when there is none. */
+export function inferType(samples: Iterable<string>): ColumnType {
+  let candidates = inferenceOrder;
+  let seen = false;
+  for (const value of samples) {
+    if (value === '') continue;
+    seen = true;
+    candidates = candidates.filter((type) => storedValue(value, type) !== undefined);
+    if (candidates.length === 0) return 'text';
+  }
+  if (!seen) return 'text';
+  // 0/1 only is a number column; booleans are inferred from words.
+  return candidates[0];
+}
+
+const wider: Record<ColumnType, ColumnType[]> = {
+  integer: ['numeric', 'text'],
+  numeric: ['text'],
+  boolean: ['text'],
+  date: ['timestamp', 'text'],
+  timestamp: ['text'],
+  text: [],
+};
+
+/** The next wider type that holds `value` as well as everything `type` held. */
+export function widenFor(type: ColumnType, value: string): ColumnType {
+  return wider[type].find((next) => storedValue(value, next) !== undefined) ?? 'text';
+}
+
+/** SQL that converts a column already stored as `from` into `to` (ALTER … USING). */
+export function conversionSql(column: string, from: ColumnType, to: ColumnType): string {
+  if (to !== 'text') return from === 'date' ? `(${column}::timestamp AT TIME ZONE 'UTC')` : `${column}::${sqlTypeOf[to]}`;
+  return textOf(column, from);
+}
+
+/** The column's value as the text a user would read back (dates ISO, timestamps in UTC). */
+export function textOf(column: string, type: ColumnType): string {
+  switch (type) {
+    case 'date':
+      return `to_char(${column}, 'YYYY-MM-DD')`;
+    case 'timestamp':
+      return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+    default:
+      return `${column}::text`;
+  }
+}
+
+/**
+ * How a stored value is selected for JSON output: numbers as numbers, times as ISO text. Integers
+ * come as text so that those beyond 2^53 keep every digit (see `outputValue`).
+ */
+export function outputSql(column: string, type: ColumnType): string {
+  switch (type) {
+    case 'integer':
+      return `${column}::text`;
+    case 'numeric':
+      return `${column}::float8`;
+    case 'date':
+    case 'timestamp':
+      return textOf(column, type);
+    default:
+      return column;
+  }
+}
+
+/** An integer as a JSON number when it is exact as one, else as its digits. */
+export function outputInteger(text: string | null): number | string | null {
+  if (text === null) return null;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : text;
+}

@@ -1,0 +1,46 @@
+import { copyRows, type Db } from '../db/connect.js';
+
+const needsEscape = /[\\\t\n\r\0]/;
+
+/** A value in COPY text format; null is \N. NUL characters cannot be stored in PostgreSQL text and are dropped. */
+export function copyField(value: string | null): string {
+  if (value === null) return '\\N';
+  if (!needsEscape.test(value)) return value;
+  return value.replace(/\0/g, '').replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+}
+
+/**
+ * Collects rows and sends them with COPY in batches, one batch in flight while the next is
+ * collected, so parsing and loading overlap and memory stays at about two batches.
+ */
+export class CopyBatcher {
+  private lines: string[] = [];
+  private inFlight: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly target: string,
+    private readonly batchRows = 10_000,
+  ) {}
+
+  async add(fields: string[]): Promise<void> {
+    this.lines.push(`${fields.join('\t')}\n`);
+    if (this.lines.length >= this.batchRows) await this.send();
+  }
+
+  /** Waits until every row added so far is in the table. */
+  async drain(): Promise<void> {
+    await this.send();
+    await this.inFlight;
+  }
+
+  private async send(): Promise<void> {
+    await this.inFlight;
+    if (this.lines.length === 0) return;
+    const payload = this.lines.join('');
+    this.lines = [];
+    this.inFlight = copyRows(this.db, this.target, payload);
+    // Awaited by the next send or drain; marked handled so a failure in between is not reported twice.
+    this.inFlight.catch(() => undefined);
+  }
+}

@@ -1,0 +1,98 @@
+import { dropTable, ingest } from '../../data/ingest.js';
+import { type JobRunner, maxAttempts, runOneJob } from '../../data/jobs.js';
+import { recordEvent } from '../../events/outbox.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { found, invalid } from '../../platform/errors.js';
+import { projectSchemaName } from '../../platform/project-schema.js';
+import type { Dataset } from '../datasets/schema.js';
+import type { DatasetService } from '../datasets/service.js';
+import { markFailed, markReady } from '../datasets/store.js';
+import { findProject } from '../projects/store.js';
+import type { ImportRequest } from './schema.js';
+import { type ConnectionService, driverFor, sourceErrorMessage } from './service.js';
+import { cappedSelect, quotedTable, singleSelect } from './source-query.js';
+import { findConnectionRow } from './store.js';
+
+interface ImportJobRow extends Record<string, unknown> {
+  dataset_id: string;
+  org_id: string;
+  connection_id: string | null;
+  source_table: string | null;
+  source_query: string | null;
+  attempts: number;
+}
+
+const importJobs = { table: 'dataset_imports', key: 'dataset_id', state: 'state' };
+
+/** Imports from a connection into a project dataset: accepted at once, run by the worker. */
+export class ImportService implements JobRunner {
+  readonly name = 'imports';
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly connections: ConnectionService,
+    private readonly datasets: DatasetService,
+  ) {}
+
+  async request(orgId: string, connectionId: string, input: ImportRequest): Promise<Dataset> {
+    if ((input.table === undefined) === (input.query === undefined)) throw invalid('table', 'or query must be given, and not both');
+    const connection = await this.connections.row(orgId, connectionId);
+    if (input.table !== undefined) quotedTable(connection.db_type, input.table);
+    if (input.query !== undefined) singleSelect(input.query);
+    found(await findProject(this.ctx.db, orgId, input.projectId), 'project');
+    const name = input.name ?? input.table?.split('.').pop() ?? 'query';
+    return this.ctx.db.transaction(async (tx) => {
+      const dataset = await this.datasets.reserve(orgId, input.projectId, name, 'connection', connectionId, tx);
+      await tx.query(
+        `INSERT INTO dataset_imports (dataset_id, org_id, connection_id, source_table, source_query, state, created_at)
+         VALUES ($1, $2, $3, $4, $5, 'pending', $6)`,
+        [dataset.id, orgId, connectionId, input.table ?? null, input.query ?? null, this.ctx.clock.now()],
+      );
+      return dataset;
+    });
+  }
+
+  runNext(): Promise<boolean> {
+    return runOneJob<ImportJobRow>(this.ctx.db, this.ctx.clock, importJobs, (job) => this.run(job));
+  }
+
+  private async run(job: ImportJobRow): Promise<void> {
+    const dataset = await this.datasets.find(job.org_id, job.dataset_id);
+    if (!dataset) return;
+    const schema = projectSchemaName(dataset.projectId);
+    // A previous attempt whose worker died may have left part of the table.
+    await dropTable(this.ctx.db, schema, dataset.tableName);
+    if (job.attempts > maxAttempts) return this.fail(dataset, `The import was given up after ${maxAttempts} attempts that did not finish.`);
+    const row = job.connection_id ? await findConnectionRow(this.ctx.db, job.org_id, job.connection_id) : undefined;
+    if (!row) return this.fail(dataset, 'The connection was deleted before the import ran.');
+    const maxRows = this.ctx.config.importMaxRows;
+    let target;
+    try {
+      target = await this.connections.targetOf(row);
+      const sql = cappedSelect(row.db_type, { table: job.source_table ?? undefined, query: job.source_query ?? undefined }, maxRows);
+      const loaded = await driverFor(row.db_type).read(target, sql, (result) =>
+        ingest(
+          { kind: 'database', records: result.records, headers: result.headers, sourceTypes: result.types, maxRows },
+          { db: this.ctx.db, schema, table: dataset.tableName },
+        ),
+      );
+      const ready = await this.ctx.db.transaction(async (tx) => {
+        const marked = await markReady(tx, dataset.id, loaded, this.ctx.clock.now());
+        if (marked) await recordEvent(tx, this.ctx.clock, job.org_id, 'data.db_import', marked);
+        await tx.query('DELETE FROM dataset_imports WHERE dataset_id = $1', [dataset.id]);
+        return marked;
+      });
+      if (!ready) await dropTable(this.ctx.db, schema, dataset.tableName);
+      await this.connections.recordCheck(row, null);
+    } catch (error) {
+      await this.fail(dataset, sourceErrorMessage(error, target?.password ?? ''));
+    }
+  }
+
+  private async fail(dataset: Dataset, message: string): Promise<void> {
+    await this.ctx.db.transaction(async (tx) => {
+      await markFailed(tx, dataset.id, message, this.ctx.clock.now());
+      await tx.query('DELETE FROM dataset_imports WHERE dataset_id = $1', [dataset.id]);
+    });
+  }
+}

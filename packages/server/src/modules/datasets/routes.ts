@@ -1,0 +1,88 @@
+import { PassThrough } from 'node:stream';
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { badFile, tooLarge } from '../../data/file-problems.js';
+import { PageQuery, listOf, single } from '../../platform/pagination.js';
+import { IdParams, NoContent, responses } from '../../platform/route-schemas.js';
+import { Dataset, DatasetListQuery, RowsPage, UploadQuery } from './schema.js';
+import type { DatasetService, Upload } from './service.js';
+
+/** Raw upload bodies are handed to the service as a stream, never buffered here. */
+const rawUploadTypes = [
+  'text/csv',
+  'text/plain',
+  'text/tab-separated-values',
+  'application/csv',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/octet-stream',
+];
+
+async function uploadOf(request: FastifyRequest, maxUploadBytes: number): Promise<Omit<Upload, 'name' | 'sheet' | 'types'>> {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > maxUploadBytes + 1024 * 1024) throw tooLarge(maxUploadBytes);
+  if (!request.isMultipart()) {
+    return { body: request.body as AsyncIterable<Buffer>, contentType: request.headers['content-type']?.split(';')[0].trim() };
+  }
+  const file = await request.file({ limits: { fileSize: maxUploadBytes + 1, files: 1 } });
+  if (!file || file.fieldname !== 'file') throw badFile('Send the file in the multipart field "file".');
+  return { body: file.file, fileName: file.filename, contentType: file.mimetype };
+}
+
+export const datasetRoutes: FastifyPluginAsyncTypebox<{ datasets: DatasetService }> = async (app, { datasets }) => {
+  const tags = ['datasets'];
+  const { maxUploadBytes } = datasets;
+  await app.register(multipart);
+  if (app.hasContentTypeParser('text/plain')) app.removeContentTypeParser('text/plain');
+  // Piped, so that a reader that stops early ends the pipe and not the request itself.
+  app.addContentTypeParser(rawUploadTypes, (_request, payload, done) => done(null, payload.pipe(new PassThrough())));
+  // An upload refused part-way (413, 422) leaves the rest of the body unread: read and discard it,
+  // or the client, still sending, would never see the answer.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.raw.complete) return;
+    reply.header('connection', 'close');
+    request.raw.unpipe();
+    request.raw.resume();
+  });
+
+  app.post(
+    '/projects/:id/datasets',
+    {
+      schema: {
+        tags,
+        summary: 'Upload a CSV or Excel file',
+        description:
+          'multipart/form-data with the field "file", or the file itself as the body (text/csv or the xlsx content type). ' +
+          `At most VIGIL_MAX_UPLOAD_MB (${Math.round(maxUploadBytes / 1024 / 1024)} MiB).`,
+        params: IdParams,
+        querystring: UploadQuery,
+        response: responses({ 201: single(Dataset) }),
+      },
+    },
+    async (request, reply) => {
+      const upload = { ...(await uploadOf(request, maxUploadBytes)), ...request.query };
+      const dataset = await datasets.upload(request.caller.orgId, request.params.id, upload);
+      return reply.status(201).send({ data: dataset });
+    },
+  );
+
+  app.get('/datasets', { schema: { tags, querystring: DatasetListQuery, response: responses({ 200: listOf(Dataset) }) } }, (request) => {
+    const { projectId, ...page } = request.query;
+    return datasets.list(request.caller.orgId, projectId, page);
+  });
+
+  app.get('/datasets/:id', { schema: { tags, params: IdParams, response: responses({ 200: single(Dataset) }) } }, async (request) => ({
+    data: await datasets.get(request.caller.orgId, request.params.id),
+  }));
+
+  app.get(
+    '/datasets/:id/rows',
+    { schema: { tags, params: IdParams, querystring: PageQuery, response: responses({ 200: RowsPage }) } },
+    (request) => datasets.rows(request.caller.orgId, request.params.id, request.query),
+  );
+
+  app.delete('/datasets/:id', { schema: { tags, params: IdParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
+    await datasets.delete(request.caller.orgId, request.params.id);
+    return reply.status(204).send(null);
+  });
+};

@@ -1,0 +1,166 @@
+import type { Queryable } from '../../db/connect.js';
+import { type ColumnType, columnTypes } from '../../data/column-types.js';
+import { readCsvRecords } from '../../data/csv-reader.js';
+import { badFile, limitBytes, peek } from '../../data/file-problems.js';
+import { firstFree, tableIdentifier } from '../../data/identifiers.js';
+import { type IngestResult, type IngestSource, dropTable, ingest } from '../../data/ingest.js';
+import { readRows } from '../../data/table-reader.js';
+import type { TableRecord } from '../../data/table-record.js';
+import { readXlsxRecords } from '../../data/xlsx-reader.js';
+import { recordEvent } from '../../events/outbox.js';
+import type { ServiceContext } from '../../platform/context.js';
+import { conflict, found, invalid } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
+import { projectSchemaName } from '../../platform/project-schema.js';
+import { findProject } from '../projects/store.js';
+import type { Dataset, DatasetSource } from './schema.js';
+import { deleteDatasetRow, findDataset, insertDataset, listDatasets, markReady, tableNamesLike } from './store.js';
+
+export interface Upload {
+  body: AsyncIterable<Buffer>;
+  fileName?: string;
+  contentType?: string;
+  name?: string;
+  sheet?: string;
+  /** "column:type,column:type" */
+  types?: string;
+}
+
+const xlsxContentType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const zipMagic = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+const oleMagic = Buffer.from([0xd0, 0xcf, 0x11, 0xe0]);
+
+function parseTypes(spec: string | undefined): Record<string, ColumnType> {
+  const types: Record<string, ColumnType> = {};
+  for (const part of (spec ?? '').split(',')) {
+    if (part.trim() === '') continue;
+    const at = part.lastIndexOf(':');
+    const column = part.slice(0, at).trim();
+    const type = part.slice(at + 1).trim() as ColumnType;
+    if (at <= 0 || !columnTypes.includes(type)) {
+      throw invalid('types', `must be "column:type" pairs with a type among ${columnTypes.join(', ')}; "${part}" is not`);
+    }
+    types[column] = type;
+  }
+  return types;
+}
+
+function datasetName(upload: Upload): string {
+  const fromFile = upload.fileName?.replace(/\.[^.]*$/, '').trim();
+  return upload.name ?? (fromFile || 'dataset');
+}
+
+export interface RowsPageResult {
+  data: Record<string, unknown>[];
+  meta: Page<never>['meta'];
+}
+
+const rowCursor = (rowId: number) => Buffer.from(`row:${rowId}`, 'utf8').toString('base64url');
+
+function afterRow(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  const match = /^row:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw invalid('cursor', 'is not a cursor this API returned');
+  return Number(match[1]);
+}
+
+export class DatasetService {
+  constructor(private readonly ctx: ServiceContext) {}
+
+  get maxUploadBytes(): number {
+    return this.ctx.config.maxUploadBytes;
+  }
+
+  async list(orgId: string, projectId: string | undefined, page: PageQuery): Promise<Page<Dataset>> {
+    const window = pageWindow(page);
+    return toPage(await listDatasets(this.ctx.db, orgId, projectId, window), window);
+  }
+
+  async get(orgId: string, id: string): Promise<Dataset> {
+    return found(await this.find(orgId, id), 'dataset');
+  }
+
+  find(orgId: string, id: string): Promise<Dataset | undefined> {
+    return findDataset(this.ctx.db, orgId, id);
+  }
+
+  /** Streams a CSV or .xlsx file into a new dataset: 201 ready, or an error and nothing left behind. */
+  async upload(orgId: string, projectId: string, upload: Upload): Promise<Dataset> {
+    const types = parseTypes(upload.types);
+    found(await findProject(this.ctx.db, orgId, projectId), 'project');
+    const { head, all } = await peek(limitBytes(upload.body, this.maxUploadBytes));
+    if (head.length === 0) throw badFile('The file is empty.');
+    const records = this.recordsOf(upload, head, all);
+    const dataset = await this.reserve(orgId, projectId, datasetName(upload), 'upload', null);
+    const finished = await this.load(dataset, { kind: head.subarray(0, 4).equals(zipMagic) ? 'xlsx' : 'csv', records, pinnedTypes: types });
+    const ready = await this.ctx.db.transaction(async (tx) => {
+      const marked = await markReady(tx, dataset.id, finished, this.ctx.clock.now());
+      if (marked) await recordEvent(tx, this.ctx.clock, orgId, 'csv.uploaded', marked);
+      return marked;
+    });
+    if (ready) return ready;
+    await dropTable(this.ctx.db, projectSchemaName(projectId), dataset.tableName);
+    throw conflict('The dataset was deleted while the file was uploading.');
+  }
+
+  private recordsOf(upload: Upload, head: Buffer, all: AsyncGenerator<Buffer>): AsyncIterable<TableRecord> {
+    const saysExcel = upload.contentType === xlsxContentType || /\.xlsx$/i.test(upload.fileName ?? '');
+    if (head.subarray(0, 4).equals(oleMagic)) throw badFile('Old .xls workbooks are not supported: save the file as .xlsx or CSV.');
+    if (head.subarray(0, 4).equals(zipMagic)) return readXlsxRecords(all, upload.sheet);
+    if (saysExcel) throw badFile('The file is not an Excel workbook (.xlsx).');
+    return readCsvRecords(all);
+  }
+
+  /** A new `importing` dataset whose table name, derived from its name, is free in the project. */
+  async reserve(
+    orgId: string,
+    projectId: string,
+    name: string,
+    source: DatasetSource,
+    connectionId: string | null,
+    db: Queryable = this.ctx.db,
+  ): Promise<Dataset> {
+    const base = tableIdentifier(name);
+    for (;;) {
+      const taken = await tableNamesLike(db, projectId, base);
+      const at = this.ctx.clock.now();
+      const input = { id: newId('dataset', at.getTime()), projectId, name, tableName: firstFree(base, (c) => taken.has(c)), source, connectionId };
+      const dataset = await insertDataset(db, orgId, input, at);
+      if (dataset) return dataset;
+    }
+  }
+
+  /** Fills a reserved dataset's table; on failure the dataset and its table are removed and the error rethrown. */
+  private async load(dataset: Dataset, source: IngestSource): Promise<IngestResult> {
+    try {
+      return await ingest(source, { db: this.ctx.db, schema: projectSchemaName(dataset.projectId), table: dataset.tableName });
+    } catch (error) {
+      await this.ctx.db.query('DELETE FROM datasets WHERE id = $1', [dataset.id]);
+      throw error;
+    }
+  }
+
+  async rows(orgId: string, id: string, page: PageQuery): Promise<RowsPageResult> {
+    const dataset = await this.get(orgId, id);
+    if (dataset.status !== 'ready') throw conflict(`The dataset is ${dataset.status}; its rows can be read once it is ready.`);
+    const limit = page.limit ?? 20;
+    const rows = await readRows(
+      this.ctx.db,
+      { schema: projectSchemaName(dataset.projectId), table: dataset.tableName, columns: dataset.columns },
+      afterRow(page.cursor),
+      limit + 1,
+    );
+    const hasMore = rows.length > limit;
+    const data = (hasMore ? rows.slice(0, limit) : rows).map(({ _row_id: _, ...values }) => values);
+    const last = rows[limit - 1];
+    return { data, meta: { limit, hasMore, nextCursor: hasMore && last ? rowCursor(Number(last._row_id)) : null } };
+  }
+
+  async delete(orgId: string, id: string): Promise<void> {
+    await this.ctx.db.transaction(async (tx) => {
+      const dataset = found(await deleteDatasetRow(tx, orgId, id), 'dataset');
+      await dropTable(tx, projectSchemaName(dataset.projectId), dataset.tableName);
+    });
+  }
+}

@@ -1,0 +1,54 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { exportFormats } from '../../data/export-writers.js';
+import { StringEnum } from '../../platform/route-schemas.js';
+import { SeverityEnum } from '../alerts/schema.js';
+
+export const exportResources = ['alerts', 'history', 'dataset'] as const;
+export type ExportResource = (typeof exportResources)[number];
+export const exportStatuses = ['pending', 'running', 'completed', 'failed'] as const;
+export type ExportStatus = (typeof exportStatuses)[number];
+
+const Timestamp = Type.String({ format: 'date-time' });
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+export const ExportFilters = Type.Object(
+  {
+    status: Type.Optional(Type.String({ maxLength: 50, description: 'alerts: active, acknowledged or resolved; history: the query status.' })),
+    severity: Type.Optional(SeverityEnum),
+    createdFrom: Type.Optional(Type.String({ format: 'date-time', description: 'Only items created at or after this time.' })),
+    createdTo: Type.Optional(Type.String({ format: 'date-time', description: 'Only items created before this time.' })),
+  },
+  { additionalProperties: false },
+);
+export type ExportFilters = Static<typeof ExportFilters>;
+
+export const Export = Type.Object({
+  id: Type.String({ examples: ['exp_01jd3v7f3ygc0x6m8pj6kq2e9r'] }),
+  resource: StringEnum(exportResources),
+  format: StringEnum(exportFormats),
+  projectId: Type.Union([Type.String(), Type.Null()]),
+  datasetId: Type.Union([Type.String(), Type.Null()]),
+  filters: ExportFilters,
+  status: StringEnum(exportStatuses),
+  error: Type.Union([Type.String(), Type.Null()]),
+  fileName: Type.Union([Type.String(), Type.Null()]),
+  sizeBytes: Type.Union([Type.Integer(), Type.Null()]),
+  rowCount: Type.Union([Type.Integer(), Type.Null()]),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  completedAt: NullableTimestamp,
+  expiresAt: NullableTimestamp,
+});
+export type Export = Static<typeof Export>;
+
+export const CreateExport = Type.Object(
+  {
+    resource: StringEnum(exportResources),
+    format: StringEnum(exportFormats),
+    datasetId: Type.Optional(Type.String({ maxLength: 100, description: 'Required for resource "dataset".' })),
+    projectId: Type.Optional(Type.String({ maxLength: 100, description: 'alerts and history: only this project.' })),
+    filters: Type.Optional(ExportFilters),
+  },
+  { additionalProperties: false },
+);
+export type CreateExport = Static<typeof CreateExport>;

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import pino from 'pino';
 import { isServerListening } from './admin/socket.js';
 import type { Config } from './config.js';
 import { connectDb, type Db } from './db/connect.js';
@@ -13,6 +14,18 @@ export interface Runtime {
   clock: Clock;
   limiter: RateLimiter;
   close(): Promise<void>;
+}
+
+/**
+ * Without an offline queue a command fails at once while Redis is unreachable, so the limiter
+ * falls back to counting in this process without adding latency; ioredis keeps reconnecting in the
+ * background. The limiter reports the outage itself (once a minute) instead of ioredis' every error.
+ */
+async function redisClient(url: string): Promise<Redis> {
+  const redis = new Redis(url, { enableOfflineQueue: false, lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  await redis.connect().catch(() => undefined);
+  return redis;
 }
 
 /**
@@ -32,8 +45,10 @@ export async function openRuntime(config: Config, options: { migrate?: boolean }
     await db.close();
     throw error;
   }
+  const log = pino({ level: config.logLevel });
   const limiter = new RateLimiter(
-    config.redisUrl ? new RedisCounterStore(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 })) : new MemoryCounterStore(),
+    config.redisUrl ? new RedisCounterStore(await redisClient(config.redisUrl)) : new MemoryCounterStore(),
+    (message, error) => log.warn({ err: error }, message),
   );
   return {
     config: { ...config, secretKey },

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore } from '../src/platform/rate-limit.js';
 import { ManualClock, startTestApp, type HttpResult, type TestApp, type TestOrg } from './support/app.js';
 import { databaseKinds, postgresUrl, redisUrl } from './support/databases.js';
-import { call, runCliJson, type ServerProcess, startServerProcess, tempPostgresSchema } from './support/processes.js';
+import { call, runCliJson, type ServerProcess, startServerProcess, tempDataDir, tempPostgresSchema } from './support/processes.js';
+import { startTcpProxy } from './support/tcp-proxy.js';
 
 const unixSeconds = (iso: string) => Date.parse(iso) / 1000;
 const testPrefix = () => `vigil-test:rl:${randomBytes(4).toString('hex')}:`;
@@ -57,6 +59,61 @@ describe('the fixed-window limiter', () => {
     const limiter = new RateLimiter(new MemoryCounterStore());
     const decisions = await Promise.all(Array.from({ length: 200 }, () => limiter.take('org_burst', 120, 0)));
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(120);
+  });
+});
+
+describe('when the shared counters are unreachable', () => {
+  it('counts in this process instead, and reports it once a minute', async () => {
+    const reports: string[] = [];
+    const unreachable = {
+      consume: async () => {
+        throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+      },
+      close: async () => undefined,
+    };
+    const limiter = new RateLimiter(unreachable, (message) => reports.push(message));
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    const decisions = await Promise.all(Array.from({ length: 5 }, (_, i) => limiter.take('org_a', 3, start + i * 1000)));
+    expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, false, false]);
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatch(/counts requests alone/);
+    await limiter.take('org_a', 3, start + 60_000);
+    expect(reports).toHaveLength(2);
+  });
+});
+
+describe.runIf(redisUrl)('a server process whose Redis goes away and comes back', () => {
+  it('keeps answering with rate-limit headers, logs a warning, and counts in Redis again once it is back', async () => {
+    const direct = new URL(redisUrl!);
+    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 6379) });
+    const redis = new Redis(redisUrl!);
+    const data = await tempDataDir();
+    const env = { VIGIL_DATA_DIR: data.dir, REDIS_URL: `redis://127.0.0.1:${proxy.port}` };
+    await proxy.cut();
+    const server = await startServerProcess(env);
+    try {
+      const created = await runCliJson<{ org: { id: string }; apiKey: string }>(['org', 'create', '--name', 'No Redis', '--plan', 'business'], env);
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await call(server.url, 'GET', 'projects', { apiKey: created.apiKey }));
+      expect(answers.map((answer) => [answer.status, answer.headers.get('x-ratelimit-remaining')])).toEqual([
+        [200, '119'],
+        [200, '118'],
+        [200, '117'],
+      ]);
+      await server.waitForOutput(/"level":40[^\n]*rate-limit counters are unreachable/);
+
+      await proxy.restore();
+      const counted = async () => (await redis.keys(`vigil:rl:${created.org.id}:*`)).length > 0;
+      for (let attempt = 0; attempt < 100 && !(await counted()); attempt++) {
+        expect((await call(server.url, 'GET', 'projects', { apiKey: created.apiKey })).status).toBe(200);
+        await sleep(100);
+      }
+      expect(await counted()).toBe(true);
+      await redis.del(...(await redis.keys(`vigil:rl:${created.org.id}:*`)));
+    } finally {
+      expect((await server.stop()).code).toBe(0);
+      await Promise.all([redis.quit(), proxy.close(), data.remove()]);
+    }
   });
 });
 

@@ -57,13 +57,21 @@ export class RedisCounterStore implements CounterStore {
   }
 }
 
+export type StoreFailureReport = (message: string, error: unknown) => void;
+
 export class RateLimiter {
-  constructor(private readonly store: CounterStore) {}
+  private readonly fallback = new MemoryCounterStore();
+  private lastReportedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly store: CounterStore,
+    private readonly reportStoreFailure: StoreFailureReport = () => undefined,
+  ) {}
 
   async take(orgId: string, limit: number, now: number): Promise<RateLimitDecision> {
     const windowStart = Math.floor(now / windowMs) * windowMs;
     const windowEnd = windowStart + windowMs;
-    const count = await this.store.consume(orgId, windowStart);
+    const count = await this.consume(orgId, windowStart, now);
     return {
       allowed: count <= limit,
       limit,
@@ -71,6 +79,22 @@ export class RateLimiter {
       resetAt: Math.floor(windowEnd / 1000),
       retryAfter: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
     };
+  }
+
+  /**
+   * While the shared counters are unreachable, this process counts alone (reported once a minute)
+   * rather than failing every API call over an outage of the counters.
+   */
+  private async consume(key: string, windowStart: number, now: number): Promise<number> {
+    try {
+      return await this.store.consume(key, windowStart);
+    } catch (error) {
+      if (now - this.lastReportedAt >= windowMs) {
+        this.lastReportedAt = now;
+        this.reportStoreFailure('The shared rate-limit counters are unreachable: this process counts requests alone until they are back.', error);
+      }
+      return this.fallback.consume(key, windowStart);
+    }
   }
 
   close(): Promise<void> {

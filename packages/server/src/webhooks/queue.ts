@@ -51,10 +51,11 @@ interface ClaimedRow {
 }
 
 /**
- * Claims due deliveries in one statement: a bounded window of the oldest due rows, at most
- * `perWebhook` of each webhook, locked with SKIP LOCKED so concurrent workers take disjoint rows,
- * and leased by moving their due time to the lease's end. The due condition is checked again on
- * the locked row, so a row another worker has just claimed and committed is passed over.
+ * Claims due deliveries in one statement: a bounded window of the oldest due rows that hold no
+ * live lease, at most `perWebhook` of each webhook counting those this worker already holds,
+ * locked with SKIP LOCKED so concurrent workers take disjoint rows, and leased until `leaseUntil`.
+ * The due condition is checked again on the locked row, so a row another worker has just claimed
+ * and committed is passed over. Only lease columns change, which keeps the update in place.
  */
 export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): Promise<ClaimedDelivery[]> {
   const busy = [...request.inFlightByWebhook];
@@ -64,19 +65,20 @@ export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): 
        SELECT * FROM unnest($8::text[], $9::int[]) AS b (webhook_id, in_flight)
      ), window_rows AS (
        SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
-       WHERE next_attempt_at <= $1 AND webhook_id <> ALL ($2::text[])
+       WHERE next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1) AND webhook_id <> ALL ($2::text[])
        ORDER BY next_attempt_at LIMIT $3
      ), candidates AS (
-       SELECT w.id, w.next_attempt_at, $4 - coalesce(b.in_flight, 0) AS room,
+       SELECT w.id, $4 - coalesce(b.in_flight, 0) AS room,
          row_number() OVER (PARTITION BY w.webhook_id ORDER BY w.next_attempt_at, w.id) AS rank
        FROM window_rows w LEFT JOIN busy b ON b.webhook_id = w.webhook_id
      ), locked AS (
-       SELECT d.id FROM webhook_deliveries d JOIN candidates c ON c.id = d.id
-       WHERE c.rank <= c.room AND d.next_attempt_at <= $1
-       ORDER BY c.next_attempt_at LIMIT $5
-       FOR UPDATE OF d SKIP LOCKED
+       SELECT id FROM webhook_deliveries
+       WHERE id = ANY (ARRAY(SELECT id FROM candidates WHERE rank <= room))
+         AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+       ORDER BY next_attempt_at LIMIT $5
+       FOR UPDATE SKIP LOCKED
      )
-     UPDATE webhook_deliveries d SET lease_token = $6, next_attempt_at = $7
+     UPDATE webhook_deliveries d SET lease_token = $6, leased_until = $7
      FROM locked, webhooks w, events e
      WHERE d.id = locked.id AND w.id = d.webhook_id AND e.id = d.event_id
      RETURNING d.id, d.org_id, d.webhook_id, d.event, d.status, d.scheduled_attempts, d.next_trigger, d.created_at,
@@ -152,6 +154,7 @@ export async function recordAttempts(db: Queryable, records: AttemptRecord[], no
            WHEN i.next_at IS NULL THEN NULL
            ELSE 'scheduled' END,
          lease_token = CASE WHEN d.lease_token = i.token THEN NULL ELSE d.lease_token END,
+         leased_until = CASE WHEN d.lease_token = i.token THEN NULL ELSE d.leased_until END,
          updated_at = $12
        FROM input i WHERE d.id = i.id
        RETURNING d.id, d.attempt_count
@@ -186,7 +189,7 @@ export async function releaseClaim(
 ): Promise<void> {
   await db.query(
     `UPDATE webhook_deliveries SET status = $3, next_attempt_at = $4, next_trigger = CASE WHEN $4::timestamptz IS NULL THEN NULL ELSE next_trigger END,
-       lease_token = NULL, updated_at = $5
+       lease_token = NULL, leased_until = NULL, updated_at = $5
      WHERE id = $1 AND lease_token = $2`,
     [id, token, change.status, change.nextAttemptAt, now],
   );

@@ -40,6 +40,13 @@ export interface DeliveryWorkerOptions {
   resolveAll?: ResolveAll;
 }
 
+/**
+ * A webhook may have this many times its in-flight limit claimed, the rest waiting here for a
+ * slot, so that the next attempts are at hand when one ends instead of a claim query away. The
+ * default lease (3 × timeout + 30 s) covers the longest such wait.
+ */
+const prefetchFactor = 3;
+
 const quietLog: WorkerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export const goneReason = 'The endpoint answered 410 Gone.';
@@ -67,7 +74,10 @@ export class DeliveryWorker {
   private readonly leaseMs: number;
   private readonly workerId = randomBytes(6).toString('hex');
   private readonly secrets = new Map<string, string>();
-  private readonly busy = new Map<string, number>();
+  /** Per webhook: attempts running now, and deliveries claimed whose attempt has not ended. */
+  private readonly running = new Map<string, number>();
+  private readonly held = new Map<string, number>();
+  private readonly waiting = new Map<string, { delivery: ClaimedDelivery; token: string }[]>();
   private finished: Finished[] = [];
   private claims = 0;
   private attempts = 0;
@@ -177,27 +187,33 @@ export class DeliveryWorker {
       leaseUntil: new Date(now.getTime() + this.leaseMs),
       token,
       limit,
-      perWebhook: this.perWebhook,
-      inFlightByWebhook: this.busy,
+      perWebhook: this.perWebhook * prefetchFactor,
+      inFlightByWebhook: this.held,
     });
     for (const delivery of claimed) {
       this.inFlight += 1;
-      this.busy.set(delivery.webhookId, (this.busy.get(delivery.webhookId) ?? 0) + 1);
-      void this.handle(delivery, token);
+      count(this.held, delivery.webhookId, 1);
+      const queue = this.waiting.get(delivery.webhookId) ?? [];
+      queue.push({ delivery, token });
+      this.waiting.set(delivery.webhookId, queue);
     }
+    for (const webhookId of new Set(claimed.map((delivery) => delivery.webhookId))) this.startWaiting(webhookId);
     return claimed;
   }
 
+  /** The webhook's slot is freed when its attempt ends; the worker's slot once the attempt is recorded. */
   private async handle(delivery: ClaimedDelivery, token: string): Promise<void> {
     const now = this.clock.now();
     const firstDue = new Date(delivery.createdAt.getTime() + (this.schedule[0] ?? 0));
+    let attempted = false;
     try {
       if (!delivery.webhookActive) {
         await releaseClaim(this.db, delivery.id, token, { status: delivery.status === 'pending' ? 'failed' : delivery.status, nextAttemptAt: null }, now);
       } else if (delivery.trigger === 'scheduled' && delivery.scheduledAttempts === 0 && firstDue > now) {
         await releaseClaim(this.db, delivery.id, token, { status: delivery.status, nextAttemptAt: firstDue }, now);
       } else {
-        const outcome = await this.attempt(delivery);
+        attempted = true;
+        const outcome = await this.attempt(delivery).finally(() => this.endAttempt(delivery.webhookId));
         this.finished.push({ delivery, token, record: this.recordFor(delivery, token, outcome) });
         this.flush();
         return;
@@ -205,7 +221,8 @@ export class DeliveryWorker {
     } catch (error) {
       this.log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery could not be handled; it is due again when its lease ends');
     }
-    this.release([delivery]);
+    if (!attempted) this.endAttempt(delivery.webhookId);
+    this.release(1);
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
@@ -246,7 +263,7 @@ export class DeliveryWorker {
     this.write(batch).then(
       () => {
         this.flushing = false;
-        this.release(batch.map((item) => item.delivery));
+        this.release(batch.length);
         this.flush();
       },
       (error: unknown) => {
@@ -277,13 +294,26 @@ export class DeliveryWorker {
     });
   }
 
-  private release(deliveries: ClaimedDelivery[]): void {
-    for (const delivery of deliveries) {
-      this.inFlight -= 1;
-      const left = (this.busy.get(delivery.webhookId) ?? 1) - 1;
-      if (left > 0) this.busy.set(delivery.webhookId, left);
-      else this.busy.delete(delivery.webhookId);
+  /** Starts the webhook's waiting deliveries while it has free slots. */
+  private startWaiting(webhookId: string): void {
+    const queue = this.waiting.get(webhookId);
+    while (queue && queue.length > 0 && (this.running.get(webhookId) ?? 0) < this.perWebhook) {
+      const next = queue.shift()!;
+      count(this.running, webhookId, 1);
+      void this.handle(next.delivery, next.token);
     }
+    if (queue?.length === 0) this.waiting.delete(webhookId);
+  }
+
+  private endAttempt(webhookId: string): void {
+    count(this.running, webhookId, -1);
+    count(this.held, webhookId, -1);
+    this.startWaiting(webhookId);
+    this.wake();
+  }
+
+  private release(count: number): void {
+    this.inFlight -= count;
     this.settleIdle();
     this.wake();
   }
@@ -304,4 +334,10 @@ export class DeliveryWorker {
     }
     return plain;
   }
+}
+
+function count(counts: Map<string, number>, key: string, change: number): void {
+  const value = (counts.get(key) ?? 0) + change;
+  if (value > 0) counts.set(key, value);
+  else counts.delete(key);
 }

@@ -19,8 +19,8 @@ CREATE TABLE webhooks (
 CREATE INDEX webhooks_org_id ON webhooks (org_id, id);
 CREATE INDEX webhooks_failing ON webhooks (failing_since) WHERE is_active AND failing_since IS NOT NULL;
 
--- The delivery queue: a row is due when next_attempt_at has passed. Claiming a row moves
--- next_attempt_at to the end of its lease, so an attempt lost with its worker becomes due again.
+-- The delivery queue: a row is due when next_attempt_at has passed and it holds no live lease
+-- (leased_until, 0101), so an attempt lost with its worker becomes due again when the lease ends.
 CREATE TABLE webhook_deliveries (
   id text PRIMARY KEY,
   org_id text NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,

@@ -12,7 +12,7 @@ interface DeliveryRow {
   event: string;
   status: DeliveryStatus;
   next_attempt_at: Date | null;
-  lease_token: string | null;
+  leased_until: Date | null;
   created_at: Date;
 }
 
@@ -43,10 +43,10 @@ const toAttempt = (row: AttemptRow): Attempt => ({
   responseBody: row.response_body,
 });
 
-/** While an attempt is in flight its lease end is no promise of another attempt, so none is shown. */
+/** While an attempt is in flight none is due: its outcome decides when the next one is. */
 function nextAttemptAt(row: DeliveryRow, now: Date): string | null {
   if (!row.next_attempt_at) return null;
-  if (row.lease_token !== null && row.next_attempt_at > now) return null;
+  if (row.leased_until !== null && row.leased_until > now) return null;
   return row.next_attempt_at.toISOString();
 }
 
@@ -109,14 +109,13 @@ export async function findDelivery(db: Queryable, orgId: string, webhookId: stri
 }
 
 /**
- * Makes a manual attempt due now. A delivery whose attempt is in flight keeps its lease; the
- * worker that finishes that attempt sees the manual request and makes it due at once.
+ * Makes a manual attempt due now. A delivery whose attempt is in flight keeps its lease, so no
+ * second attempt starts beside it; the worker that finishes it sees the request and keeps it due.
  */
 export async function requestManualAttempt(db: Queryable, orgId: string, webhookId: string, id: string, now: Date): Promise<boolean> {
   const rows = await db.query(
     `UPDATE webhook_deliveries
-     SET next_trigger = 'manual', updated_at = $4,
-         next_attempt_at = CASE WHEN lease_token IS NOT NULL AND next_attempt_at > $4 THEN next_attempt_at ELSE $4 END
+     SET next_trigger = 'manual', next_attempt_at = $4, updated_at = $4
      WHERE org_id = $1 AND webhook_id = $2 AND id = $3 RETURNING id`,
     [orgId, webhookId, id, now],
   );

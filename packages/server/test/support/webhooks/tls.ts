@@ -9,6 +9,8 @@ export interface TestTls {
   caFile: string;
   key: string;
   cert: string;
+  keyFile: string;
+  certFile: string;
 }
 
 let made: TestTls | undefined;
@@ -34,6 +36,8 @@ export function testTls(): TestTls {
     caFile: file('ca.crt'),
     key: readFileSync(file('server.key'), 'utf8'),
     cert: readFileSync(file('server.crt'), 'utf8'),
+    keyFile: file('server.key'),
+    certFile: file('server.crt'),
   };
   return made;
 }

@@ -23,8 +23,12 @@ export class CopyBatcher {
     private readonly batchRows = 10_000,
   ) {}
 
-  async add(fields: string[]): Promise<void> {
+  add(fields: string[]): void {
     this.lines.push(`${fields.join('\t')}\n`);
+  }
+
+  /** Sends the collected rows once a batch is full. */
+  async sendWhenFull(): Promise<void> {
     if (this.lines.length >= this.batchRows) await this.send();
   }
 

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import Papa from 'papaparse';
 import { badFile } from './file-problems.js';
 import type { TableRecord } from './table-record.js';
@@ -64,19 +63,39 @@ async function withHeaderLine(text: AsyncGenerator<string>): Promise<{ headerLin
   return { headerLine: buffered.split('\n', 1)[0], all: all() };
 }
 
+/** The line ending of the header line: files keep one for every line. */
+function newlineOf(headerLine: string, text: string): '\r\n' | '\n' | '\r' {
+  if (headerLine.endsWith('\r')) return '\r\n';
+  return !text.includes('\n') && text.includes('\r') ? '\r' : '\n';
+}
+
 /**
  * The records of a CSV file (comma, semicolon or tab separated, quoted fields, UTF-8 with or
- * without BOM), streamed: papaparse measured about twice as fast as csv-parse on the same file.
+ * without BOM), streamed a chunk at a time. papaparse measured about twice as fast as csv-parse on
+ * the same file; its core parser is fed directly, with the unfinished last line carried over to
+ * the next chunk, so each chunk's records come as one batch.
  */
-export async function* readCsvRecords(source: AsyncIterable<Buffer>): AsyncGenerator<TableRecord> {
+export async function* readCsvRecords(source: AsyncIterable<Buffer>): AsyncGenerator<TableRecord[]> {
   const { headerLine, all } = await withHeaderLine(decodeUtf8(source));
-  const parser = Papa.parse(Papa.NODE_STREAM_INPUT, { delimiter: detectDelimiter(headerLine), skipEmptyLines: true });
-  const input = Readable.from(all);
-  input.on('error', (error) => parser.destroy(error));
-  input.pipe(parser);
+  let parser: Papa.Parser | undefined;
+  let partial = '';
   let rowNumber = 0;
-  for await (const values of parser as AsyncIterable<string[]>) {
-    rowNumber += 1;
-    yield { values, rowNumber };
+  const parse = (input: string, last: boolean): TableRecord[] => {
+    parser ??= new Papa.Parser({ delimiter: detectDelimiter(headerLine), newline: newlineOf(headerLine, input) });
+    const result = parser.parse(input, 0, !last) as { data: string[][]; meta: { cursor: number } };
+    partial = last ? '' : input.slice(result.meta.cursor);
+    const records: TableRecord[] = [];
+    for (const values of result.data) {
+      rowNumber += 1;
+      if (values.length === 1 && values[0] === '') continue;
+      records.push({ values, rowNumber });
+    }
+    return records;
+  };
+  for await (const text of all) {
+    const records = parse(partial + text, false);
+    if (records.length > 0) yield records;
   }
+  const rest = parse(partial, true);
+  if (rest.length > 0) yield rest;
 }

@@ -10,7 +10,7 @@ const sampleRows = 1000;
 
 export interface IngestSource {
   kind: SourceKind;
-  records: AsyncIterable<TableRecord>;
+  records: AsyncIterable<TableRecord[]>;
   /** Column names when the records carry no header row (a database result). */
   headers?: string[];
   /** Types known from the source; values that do not fit still widen the column. */
@@ -50,20 +50,32 @@ function checkHeader(kind: SourceKind, header: string[]): string[] {
   return trimmed;
 }
 
-/** Reads the first record as the header and checks every later record's width. */
-async function* withCheckedWidth(kind: SourceKind, records: AsyncIterable<TableRecord>, width: number): AsyncGenerator<TableRecord> {
-  for await (const record of records) {
-    const { values } = record;
-    if (values.length === width) {
-      yield record;
-    } else if (kind === 'xlsx') {
-      const extra = values.findIndex((cell, index) => index >= width && cell.trim() !== '');
-      if (extra !== -1) throw badFile(`${locate(kind, record.rowNumber, extra)} has a value but its column has no header.`);
-      yield { values: values.length > width ? values.slice(0, width) : [...values, ...Array<string>(width - values.length).fill('')], rowNumber: record.rowNumber };
-    } else {
-      throw badFile(`Row ${record.rowNumber} has ${values.length} fields but the header has ${width}.`);
+/** Every record at the header's width: Excel rows are padded or trimmed of empty cells, CSV rows must match. */
+function checkWidth(kind: SourceKind, record: TableRecord, width: number): TableRecord {
+  const { values } = record;
+  if (values.length === width) return record;
+  if (kind !== 'xlsx') throw badFile(`Row ${record.rowNumber} has ${values.length} fields but the header has ${width}.`);
+  const extra = values.findIndex((cell, index) => index >= width && cell.trim() !== '');
+  if (extra !== -1) throw badFile(`${locate(kind, record.rowNumber, extra)} has a value but its column has no header.`);
+  const fitted = values.length > width ? values.slice(0, width) : [...values, ...Array<string>(width - values.length).fill('')];
+  return { values: fitted, rowNumber: record.rowNumber };
+}
+
+/** The header (first record, unless given) and the batches after it, each record checked for width. */
+async function* checkedBatches(source: IngestSource, header: { names?: string[] }): AsyncGenerator<TableRecord[]> {
+  let width = source.headers?.length;
+  if (source.headers) header.names = source.headers;
+  for await (const batch of source.records) {
+    let records = batch;
+    if (header.names === undefined) {
+      if (batch.length === 0) continue;
+      header.names = checkHeader(source.kind, batch[0].values);
+      width = header.names.length;
+      records = batch.slice(1);
     }
+    yield records.map((record) => checkWidth(source.kind, record, width!));
   }
+  if (header.names === undefined) throw badFile('The file is empty.');
 }
 
 function chooseColumns(source: IngestSource, headers: string[], sample: TableRecord[]): LoadColumn[] {
@@ -83,21 +95,15 @@ function chooseColumns(source: IngestSource, headers: string[], sample: TableRec
  * caller pinned the type, in which case the ingest fails naming the cell. On failure the table is gone.
  */
 export async function ingest(source: IngestSource, target: IngestTarget): Promise<IngestResult> {
-  const iterator = source.records[Symbol.asyncIterator]();
-  let headers = source.headers;
-  if (!headers) {
-    const first = await iterator.next();
-    if (first.done) throw badFile('The file is empty.');
-    headers = checkHeader(source.kind, first.value.values);
-  }
-  const rest = { [Symbol.asyncIterator]: () => iterator };
-  const records = withCheckedWidth(source.kind, rest, headers.length)[Symbol.asyncIterator]();
+  const header: { names?: string[] } = {};
+  const batches = checkedBatches(source, header);
   const sample: TableRecord[] = [];
-  let next = await records.next();
-  for (; !next.done && sample.length < sampleRows; next = await records.next()) sample.push(next.value);
-  if (!next.done) sample.push(next.value);
-
-  const columns = chooseColumns(source, headers, sample);
+  let next = await batches.next();
+  for (; !next.done; next = await batches.next()) {
+    sample.push(...next.value);
+    if (sample.length >= sampleRows) break;
+  }
+  const columns = chooseColumns(source, header.names!, sample);
   for (const column of Object.keys(source.pinnedTypes ?? {})) {
     if (!columns.some((c) => c.name === column || c.originalName === column)) {
       throw badFile(`The file has no column "${column}" to give a type.`);
@@ -109,11 +115,11 @@ export async function ingest(source: IngestSource, target: IngestTarget): Promis
     `CREATE TABLE ${table} (_row_id bigint NOT NULL, ${columns.map((c) => `${quoteIdentifier(c.name)} ${sqlTypeOf[c.type]}`).join(', ')})`,
   );
   try {
-    const loader = new RowLoader(target.db, table, columns, source.kind);
-    for (const record of sample) await loader.add(record, source.maxRows);
-    if (!next.done) for (next = await records.next(); !next.done; next = await records.next()) await loader.add(next.value, source.maxRows);
+    const loader = new RowLoader(target.db, table, columns, source.kind, source.maxRows);
+    await loader.add(sample);
+    if (!next.done) for (next = await batches.next(); !next.done; next = await batches.next()) await loader.add(next.value);
     await loader.finish();
-    await target.db.exec(`ALTER TABLE ${table} ADD PRIMARY KEY (_row_id); ANALYZE ${table}`);
+    await target.db.exec(`ALTER TABLE ${table} ADD PRIMARY KEY (_row_id)`);
     const [size] = await target.db.query<{ bytes: number }>(`SELECT pg_total_relation_size($1::regclass)::float8 AS bytes`, [table]);
     return { columns: columns.map(({ name, originalName, type }) => ({ name, originalName, type })), rowCount: loader.rowCount, sizeBytes: size.bytes };
   } catch (error) {
@@ -131,27 +137,33 @@ class RowLoader {
     private readonly table: string,
     private readonly columns: LoadColumn[],
     private readonly kind: SourceKind,
+    private readonly maxRows: number | undefined,
   ) {
     this.batcher = new CopyBatcher(db, `${table} (_row_id, ${columns.map((c) => quoteIdentifier(c.name)).join(', ')})`);
   }
 
-  async add(record: TableRecord, maxRows?: number): Promise<void> {
-    if (maxRows !== undefined && this.rowCount >= maxRows) {
-      throw badFile(`The source has more than ${maxRows} rows, the most one import takes (VIGIL_IMPORT_MAX_ROWS).`);
-    }
-    this.rowCount += 1;
-    const fields = [String(this.rowCount)];
-    for (let index = 0; index < this.columns.length; index += 1) {
-      const raw = record.values[index];
-      if (raw === '' || raw === undefined) {
-        fields.push('\\N');
-        continue;
+  /** Converts a batch to COPY rows; awaits only to send a full batch or to widen a column. */
+  async add(records: TableRecord[]): Promise<void> {
+    const { columns } = this;
+    for (const record of records) {
+      if (this.maxRows !== undefined && this.rowCount >= this.maxRows) {
+        throw badFile(`The source has more than ${this.maxRows} rows, the most one import takes (VIGIL_IMPORT_MAX_ROWS).`);
       }
-      let stored = storedValue(raw, this.columns[index].type);
-      if (stored === undefined) stored = await this.widen(index, raw, record.rowNumber);
-      fields.push(copyField(stored));
+      this.rowCount += 1;
+      const fields = [String(this.rowCount)];
+      for (let index = 0; index < columns.length; index += 1) {
+        const raw = record.values[index];
+        if (raw === '' || raw === undefined) {
+          fields.push('\\N');
+          continue;
+        }
+        let stored = storedValue(raw, columns[index].type);
+        if (stored === undefined) stored = await this.widen(index, raw, record.rowNumber);
+        fields.push(copyField(stored));
+      }
+      this.batcher.add(fields);
     }
-    await this.batcher.add(fields);
+    await this.batcher.sendWhenFull();
   }
 
   finish(): Promise<void> {

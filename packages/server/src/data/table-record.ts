@@ -1,4 +1,4 @@
-/** One row of a file or a source table, as text, and where it was (1 is the header row). */
+/** One row of a file or a source table, as text, and where it was (1 is the header row). Readers yield them in batches. */
 export interface TableRecord {
   values: string[];
   rowNumber: number;

@@ -16,6 +16,8 @@ export function cellText(value: ExcelJS.CellValue): string {
   return '';
 }
 
+const batchRows = 1000;
+
 interface SheetReader extends AsyncIterable<ExcelJS.Row> {
   name: string;
 }
@@ -24,7 +26,7 @@ interface SheetReader extends AsyncIterable<ExcelJS.Row> {
  * The rows of one worksheet of an .xlsx workbook, streamed by exceljs: the first sheet, or the
  * one named `sheet`. Wholly empty rows are skipped (they are absent from the file).
  */
-export async function* readXlsxRecords(source: AsyncIterable<Buffer>, sheet?: string): AsyncGenerator<TableRecord> {
+export async function* readXlsxRecords(source: AsyncIterable<Buffer>, sheet?: string): AsyncGenerator<TableRecord[]> {
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(source), {
     worksheets: 'emit',
     sharedStrings: 'cache',
@@ -32,17 +34,32 @@ export async function* readXlsxRecords(source: AsyncIterable<Buffer>, sheet?: st
     hyperlinks: 'ignore',
     entries: 'ignore',
   });
+  // exceljs reads sheet names from xl/workbook.xml and fails when a zip stores a sheet before it
+  // (exceljs's own writer sometimes does): an empty model lets such a sheet through under its
+  // file name ("Sheet2") instead of failing the whole file.
+  (reader as unknown as { model: { sheets: unknown[] } }).model = { sheets: [] };
   let found = false;
   try {
     for await (const worksheet of reader as unknown as AsyncIterable<SheetReader>) {
-      if (found || (sheet !== undefined && worksheet.name !== sheet)) continue;
+      if (found || (sheet !== undefined && worksheet.name !== sheet)) {
+        // Read to the end even when unwanted: exceljs deletes a sheet it spooled to a temporary
+        // file as soon as we move on, and a read still opening that file would crash the process.
+        for await (const _row of worksheet);
+        continue;
+      }
       found = true;
+      let batch: TableRecord[] = [];
       for await (const row of worksheet) {
         const cells = row.values as ExcelJS.CellValue[];
         const values: string[] = [];
         for (let column = 1; column < cells.length; column += 1) values.push(cellText(cells[column]));
-        yield { values, rowNumber: row.number };
+        batch.push({ values, rowNumber: row.number });
+        if (batch.length === batchRows) {
+          yield batch;
+          batch = [];
+        }
       }
+      if (batch.length > 0) yield batch;
     }
   } catch (error) {
     if (error instanceof Error && error.name === 'ApiError') throw error;

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import type { TestApp, TestOrg } from './app.js';
 
@@ -80,13 +81,27 @@ export async function dropProjectSchemas(t: TestApp): Promise<void> {
   for (const { id } of projects) await t.database.db.exec(`DROP SCHEMA IF EXISTS data_${id.slice('proj_'.length)} CASCADE`);
 }
 
+/**
+ * A workbook made by exceljs's streaming writer, whose zip lists its parts in a fixed order.
+ * (`workbook.xlsx.writeBuffer()` sometimes stores a sheet before xl/workbook.xml, and then no
+ * streaming reader can know that sheet's name when it reads it: see docs/data.md.)
+ */
 export async function xlsxFile(sheets: Record<string, unknown[][]>): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook();
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk);
+      done();
+    },
+  });
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream });
   for (const [name, rows] of Object.entries(sheets)) {
     const sheet = workbook.addWorksheet(name);
-    for (const row of rows) sheet.addRow(row);
+    for (const row of rows) sheet.addRow(row).commit();
+    sheet.commit();
   }
-  return Buffer.from(await workbook.xlsx.writeBuffer());
+  await workbook.commit();
+  return Buffer.concat(chunks);
 }
 
 /** Polls until `check` returns a value, for work the worker does in the background. */

@@ -111,9 +111,17 @@ export const mysqlSource: SourceDriver = {
       const fields = fieldsOf(query);
       const rows = query.stream({ objectMode: true, highWaterMark: 1000 });
       const headers = await fields;
-      async function* records(): AsyncGenerator<TableRecord> {
+      async function* records(): AsyncGenerator<TableRecord[]> {
+        let batch: TableRecord[] = [];
         let rowNumber = 0;
-        for await (const row of rows as AsyncIterable<unknown[]>) yield { values: row.map(cell), rowNumber: ++rowNumber };
+        for await (const row of rows as AsyncIterable<unknown[]>) {
+          batch.push({ values: row.map(cell), rowNumber: ++rowNumber });
+          if (batch.length === 1000) {
+            yield batch;
+            batch = [];
+          }
+        }
+        if (batch.length > 0) yield batch;
       }
       const result = await consume({ headers: headers.map((field) => field.name), types: headers.map(typeOfField), records: records() });
       await session.query('COMMIT');

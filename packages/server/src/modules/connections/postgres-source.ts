@@ -85,10 +85,10 @@ export const postgresSource: SourceDriver = {
       await client.query(`SET LOCAL statement_timeout = ${statementTimeoutMs}`);
       const cursor = client.query(new Cursor(sql, [], { rowMode: 'array' }));
       const first = await readBatch(cursor, batchRows);
-      async function* records(): AsyncGenerator<TableRecord> {
+      async function* records(): AsyncGenerator<TableRecord[]> {
         let rowNumber = 0;
         for (let batch = first.rows; batch.length > 0; batch = (await readBatch(cursor, batchRows)).rows) {
-          for (const row of batch) yield { values: row.map(cell), rowNumber: ++rowNumber };
+          yield batch.map((row) => ({ values: row.map(cell), rowNumber: ++rowNumber }));
         }
       }
       const result = await consume({

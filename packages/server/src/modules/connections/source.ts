@@ -26,7 +26,8 @@ export interface SourceTarget extends SourceSettings {
 export interface SourceResult {
   headers: string[];
   types: ColumnType[];
-  records: AsyncIterable<TableRecord>;
+  /** Rows in batches, as they stream in. */
+  records: AsyncIterable<TableRecord[]>;
 }
 
 export interface SourceDriver {

@@ -104,7 +104,7 @@ export class DatasetService {
     throw conflict('The dataset was deleted while the file was uploading.');
   }
 
-  private recordsOf(upload: Upload, head: Buffer, all: AsyncGenerator<Buffer>): AsyncIterable<TableRecord> {
+  private recordsOf(upload: Upload, head: Buffer, all: AsyncGenerator<Buffer>): AsyncIterable<TableRecord[]> {
     const saysExcel = upload.contentType === xlsxContentType || /\.xlsx$/i.test(upload.fileName ?? '');
     if (head.subarray(0, 4).equals(oleMagic)) throw badFile('Old .xls workbooks are not supported: save the file as .xlsx or CSV.');
     if (head.subarray(0, 4).equals(zipMagic)) return readXlsxRecords(all, upload.sheet);

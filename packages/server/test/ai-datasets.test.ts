@@ -87,6 +87,16 @@ describe.each(databaseKinds)('AI questions over uploaded datasets on %s', (kind)
     expect(JSON.stringify(fake.requests)).not.toContain('foreign-secret-value');
   });
 
+  it('gives an uploaded alerts.csv a table name of its own, beside the alerts view', async () => {
+    const uploaded = await upload(org, projectId, 'level\nwarn\n', 'alerts.csv');
+    expect(uploaded.status).toBe(201);
+    expect(uploaded.body.data.tableName).toBe('alerts_2');
+    fake.script({ toolCalls: [{ sql: 'SELECT level FROM alerts_2' }, { sql: 'SELECT count(*)::int AS n FROM alerts' }] }, { content: 'ok' });
+    const response = await ask(t, org, projectId, 'levels?');
+    expect(response.status).toBe(200);
+    expect(toolResults(fake.requests[1].body).map((result) => result.rows)).toEqual([[{ level: 'warn' }], [{ n: 0 }]]);
+  });
+
   it('sees a dataset deleted and uploaded again under the same name', async () => {
     const first = await upload(org, projectId, 'n\n1\n', 'again.csv');
     fake.script({ toolCalls: [{ sql: `SELECT count(*)::int AS n FROM ${first.body.data.tableName}` }] }, { content: 'one' });

@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/connect.js';
 import { type ColumnType, columnTypes } from '../../data/column-types.js';
 import { readCsvRecords } from '../../data/csv-reader.js';
 import { badFile, limitBytes, peek } from '../../data/file-problems.js';
+import { alertsViewName } from '../../ai/project-reader.js';
 import { firstFree, tableIdentifier } from '../../data/identifiers.js';
 import { type IngestResult, type IngestSource, dropTable, ingest } from '../../data/ingest.js';
 import { readRows } from '../../data/table-reader.js';
@@ -125,7 +126,7 @@ export class DatasetService {
     for (;;) {
       const taken = await tableNamesLike(db, projectId, base);
       const at = this.ctx.clock.now();
-      const input = { id: newId('dataset', at.getTime()), projectId, name, tableName: firstFree(base, (c) => taken.has(c)), source, connectionId };
+      const input = { id: newId('dataset', at.getTime()), projectId, name, tableName: firstFree(base, (c) => taken.has(c) || c === alertsViewName), source, connectionId };
       const dataset = await insertDataset(db, orgId, input, at);
       if (dataset) return dataset;
     }

@@ -23,10 +23,21 @@ export interface RunningServer {
   url: string;
   /** CPU time (user + system) the server process has used so far; NaN where /proc is not there. */
   cpuSeconds(): number;
+  /** Resident memory of the server process now, in bytes; NaN where /proc is not there. */
+  rssBytes(): number;
   stop(): Promise<void>;
 }
 
 const clockTicksPerSecond = 100;
+
+function processRssBytes(pid: number | undefined): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 function processCpuSeconds(pid: number | undefined): number {
   try {
@@ -83,7 +94,7 @@ export async function startServer(spec: ServerSpec): Promise<RunningServer> {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${spec.name} exited with code ${child.exitCode}:\n${logTail(spec.logFile)}`);
     const ready = await fetch(`${url}${spec.readyPath}`).then((response) => response.ok, () => false);
-    if (ready) return { url, stop, cpuSeconds: () => processCpuSeconds(child.pid) };
+    if (ready) return { url, stop, cpuSeconds: () => processCpuSeconds(child.pid), rssBytes: () => processRssBytes(child.pid) };
     await sleep(200);
   }
   await stop();

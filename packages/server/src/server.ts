@@ -26,7 +26,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const dataJobs =
     config.role === 'api'
       ? undefined
-      : startJobLoop([app.services.imports, app.services.exports], {
+      : await startJobLoop([app.services.imports, app.services.exports, app.services.datasets], {
+          db: runtime.db,
           idleMs: 1000,
           onError: (runner, error) => log.error({ err: error, runner }, 'data job failed'),
         });

@@ -208,6 +208,18 @@ describe.each(databaseKinds)('datasets on %s', (kind) => {
     expect(await tablesOf(t, projectId)).not.toContain('private');
   });
 
+  it('sweeps away an upload whose server stopped mid-way, with its table, and leaves recent ones', async () => {
+    const project = await createProject(t, org, 'Crashed');
+    const stale = await t.app.services.datasets.reserve(org.orgId, project, 'stale', 'upload', null);
+    const recent = await t.app.services.datasets.reserve(org.orgId, project, 'recent', 'upload', null);
+    await t.database.db.exec(`CREATE SCHEMA IF NOT EXISTS data_${project.slice(5)}; CREATE TABLE data_${project.slice(5)}.stale (_row_id bigint)`);
+    await t.database.db.query('UPDATE datasets SET updated_at = $2 WHERE id = $1', [stale.id, new Date(Date.now() - 7 * 3600 * 1000)]);
+    expect(await t.app.services.datasets.sweepAbandonedUploads()).toBe(1);
+    expect((await t.request('GET', `datasets/${stale.id}`, { apiKey: org.apiKey })).status).toBe(404);
+    expect((await t.request<{ data: Dataset }>('GET', `datasets/${recent.id}`, { apiKey: org.apiKey })).body.data.status).toBe('importing');
+    expect(await tablesOf(t, project)).toEqual([]);
+  });
+
   it("drops a project's schema with the project", async () => {
     const project = await createProject(t, org, 'Doomed');
     const created = await upload(t, org.apiKey, project, 'a,b\n1,2\n', { query: { name: 'gone' } });

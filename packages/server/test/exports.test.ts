@@ -58,7 +58,7 @@ describe.each(databaseKinds)('exports on %s', (kind) => {
         [`qry_01jd3v7f3ygc0x6m8pj6kq2e9${index}`, org.orgId, index === 0 ? projectId : otherProjectId, question, clock.now()],
       );
     }
-    jobs = startJobLoop([t.app.services.imports, t.app.services.exports], { idleMs: 20, onError: (_runner, error) => console.error(error) });
+    jobs = await startJobLoop([t.app.services.imports, t.app.services.exports], { db: t.database.db, idleMs: 20, onError: (_runner, error) => console.error(error) });
   });
   afterAll(async () => {
     await jobs.stop();
@@ -165,7 +165,7 @@ describe.each(databaseKinds)('exports on %s', (kind) => {
     const early = await t.request<ErrorBody>('GET', `exports/${accepted.body.data.id}/download`, { apiKey: org.apiKey });
     expect(early.status).toBe(409);
     await t.request('DELETE', `datasets/${doomed.id}`, { apiKey: org.apiKey });
-    jobs = startJobLoop([t.app.services.exports], { idleMs: 20, onError: () => undefined });
+    jobs = await startJobLoop([t.app.services.exports], { db: t.database.db, idleMs: 20, onError: () => undefined });
     const failed = await eventually(async () => {
       const current = (await t.request<{ data: Export }>('GET', `exports/${accepted.body.data.id}`, { apiKey: org.apiKey })).body.data;
       return current.status === 'failed' ? current : undefined;

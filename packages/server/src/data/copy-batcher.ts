@@ -20,7 +20,7 @@ export class CopyBatcher {
   constructor(
     private readonly db: Db,
     private readonly target: string,
-    private readonly batchRows = 10_000,
+    private readonly batchRows = 4000,
   ) {}
 
   add(fields: string[]): void {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/connect.js';
+import type { Db, Queryable } from '../db/connect.js';
 import type { Clock } from '../platform/clock.js';
 
 /** A table of jobs: rows in `state` pending, or running under a lease that a crashed worker lets lapse. */
@@ -59,10 +59,29 @@ export async function runOneJob<Row extends Record<string, unknown>>(
   return true;
 }
 
+/** True at the first call and then once every `everyMs` of the clock: for sweeps run from a job loop. */
+export function periodically(clock: Clock, everyMs: number): () => boolean {
+  let last = Number.NEGATIVE_INFINITY;
+  return () => {
+    const now = clock.now().getTime();
+    if (now - last < everyMs) return false;
+    last = now;
+    return true;
+  };
+}
+
 export interface JobRunner {
   name: string;
   /** Runs one job; false when there was none to run. */
   runNext(): Promise<boolean>;
+}
+
+/** Where a new job is announced, so that idle workers in every process start on it at once. */
+const newJobChannel = 'vigil_data_jobs';
+
+/** Wakes the workers when the caller's transaction commits (NOTIFY is delivered at commit). */
+export async function announceJob(tx: Queryable): Promise<void> {
+  await tx.query('SELECT pg_notify($1, $2)', [newJobChannel, '']);
 }
 
 export interface JobLoop {
@@ -70,12 +89,25 @@ export interface JobLoop {
   stop(): Promise<void>;
 }
 
-/** Runs jobs from every runner while any has work, then polls every `idleMs`. */
-export function startJobLoop(runners: JobRunner[], options: { idleMs: number; onError(runner: string, error: unknown): void }): JobLoop {
+export interface JobLoopOptions {
+  /** Listened to for announced jobs; the loop still polls every `idleMs` for lapsed leases. */
+  db: Db;
+  idleMs: number;
+  onError(runner: string, error: unknown): void;
+}
+
+/** Runs jobs from every runner while any has work, then waits for an announced job or `idleMs`. */
+export async function startJobLoop(runners: JobRunner[], options: JobLoopOptions): Promise<JobLoop> {
   let stopped = false;
   let wake: () => void = () => undefined;
+  let announced = false;
+  const unlisten = await options.db.listen(newJobChannel, () => {
+    announced = true;
+    wake();
+  });
   const loop = (async () => {
     while (!stopped) {
+      announced = false;
       let ranAny = false;
       for (const runner of runners) {
         if (stopped) break;
@@ -85,7 +117,7 @@ export function startJobLoop(runners: JobRunner[], options: { idleMs: number; on
           options.onError(runner.name, error);
         }
       }
-      if (!ranAny && !stopped) {
+      if (!ranAny && !stopped && !announced) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, options.idleMs);
           wake = () => {
@@ -101,6 +133,7 @@ export function startJobLoop(runners: JobRunner[], options: { idleMs: number; on
       stopped = true;
       wake();
       await loop;
+      await unlisten();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { dropTable, ingest } from '../../data/ingest.js';
-import { type JobRunner, maxAttempts, runOneJob } from '../../data/jobs.js';
+import { announceJob, type JobRunner, maxAttempts, runOneJob } from '../../data/jobs.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { ServiceContext } from '../../platform/context.js';
 import { found, invalid } from '../../platform/errors.js';
@@ -48,6 +48,7 @@ export class ImportService implements JobRunner {
          VALUES ($1, $2, $3, $4, $5, 'pending', $6)`,
         [dataset.id, orgId, connectionId, input.table ?? null, input.query ?? null, this.ctx.clock.now()],
       );
+      await announceJob(tx);
       return dataset;
     });
   }

@@ -5,6 +5,7 @@ import { badFile, limitBytes, peek } from '../../data/file-problems.js';
 import { alertsViewName } from '../../ai/project-reader.js';
 import { firstFree, tableIdentifier } from '../../data/identifiers.js';
 import { type IngestResult, type IngestSource, dropTable, ingest } from '../../data/ingest.js';
+import { type JobRunner, periodically } from '../../data/jobs.js';
 import { readRows } from '../../data/table-reader.js';
 import type { TableRecord } from '../../data/table-record.js';
 import { readXlsxRecords } from '../../data/xlsx-reader.js';
@@ -16,7 +17,7 @@ import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pa
 import { projectSchemaName } from '../../platform/project-schema.js';
 import { findProject } from '../projects/store.js';
 import type { Dataset, DatasetSource } from './schema.js';
-import { deleteDatasetRow, findDataset, insertDataset, listDatasets, markReady, tableNamesLike } from './store.js';
+import { abandonedUploads, deleteDatasetRow, findDataset, insertDataset, listDatasets, markReady, tableNamesLike } from './store.js';
 
 export interface Upload {
   body: AsyncIterable<Buffer>;
@@ -66,8 +67,35 @@ function afterRow(cursor: string | undefined): number {
   return Number(match[1]);
 }
 
-export class DatasetService {
-  constructor(private readonly ctx: ServiceContext) {}
+/** An upload still `importing` after this long lost its server mid-way: the sweep removes it. */
+const abandonedAfterMs = 6 * 60 * 60 * 1000;
+
+export class DatasetService implements JobRunner {
+  readonly name = 'datasets';
+  private readonly sweepDue: () => boolean;
+
+  constructor(private readonly ctx: ServiceContext) {
+    this.sweepDue = periodically(ctx.clock, 10 * 60 * 1000);
+  }
+
+  /** Never has a job of its own; from the worker loop it sweeps abandoned uploads now and then. */
+  async runNext(): Promise<boolean> {
+    if (this.sweepDue()) await this.sweepAbandonedUploads();
+    return false;
+  }
+
+  /** Removes uploads whose server stopped while reading them (their rows and table). */
+  async sweepAbandonedUploads(): Promise<number> {
+    const before = new Date(this.ctx.clock.now().getTime() - abandonedAfterMs);
+    const abandoned = await abandonedUploads(this.ctx.db, before);
+    for (const dataset of abandoned) {
+      await this.ctx.db.transaction(async (tx) => {
+        await tx.query('DELETE FROM datasets WHERE id = $1', [dataset.id]);
+        await dropTable(tx, projectSchemaName(dataset.projectId), dataset.tableName);
+      });
+    }
+    return abandoned.length;
+  }
 
   get maxUploadBytes(): number {
     return this.ctx.config.maxUploadBytes;

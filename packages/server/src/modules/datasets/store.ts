@@ -96,6 +96,14 @@ export async function markFailed(db: Queryable, id: string, error: string, at: D
   await db.query(`UPDATE datasets SET status = 'failed', error = $2, updated_at = $3 WHERE id = $1`, [id, error, at]);
 }
 
+export async function abandonedUploads(db: Queryable, updatedBefore: Date): Promise<Dataset[]> {
+  const rows = await db.query<DatasetRow>(
+    `SELECT * FROM datasets WHERE source = 'upload' AND status = 'importing' AND updated_at < $1 ORDER BY id LIMIT 100`,
+    [updatedBefore],
+  );
+  return rows.map(toDataset);
+}
+
 export async function deleteDatasetRow(db: Queryable, orgId: string, id: string): Promise<Dataset | undefined> {
   const [row] = await db.query<DatasetRow>(`DELETE FROM datasets WHERE org_id = $1 AND id = $2 RETURNING *`, [orgId, id]);
   return row ? toDataset(row) : undefined;

@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type ExportFormat, contentTypeOf, openWriter } from '../../data/export-writers.js';
-import { type JobRunner, maxAttempts, runOneJob } from '../../data/jobs.js';
+import { announceJob, type JobRunner, maxAttempts, periodically, runOneJob } from '../../data/jobs.js';
 import type { ServiceContext } from '../../platform/context.js';
 import { ApiError, conflict, found, invalid } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
@@ -14,7 +14,6 @@ import { alertsSource, datasetSource, type ExportSource, historySource } from '.
 import { expiredFiles, type ExportRow, findExportRow, insertExport, listExports, markCompleted, markExportFailed, markFileRemoved, toExport } from './store.js';
 
 export const exportLifetimeMs = 7 * 24 * 60 * 60 * 1000;
-const sweepEveryMs = 10 * 60 * 1000;
 const exportJobs = { table: 'exports', key: 'id', state: 'status' };
 
 export interface ExportFile {
@@ -28,9 +27,11 @@ const stamp = (at: Date) => at.toISOString().replace(/[-:]/g, '').replace('T', '
 /** Exports are written by the worker, one file each under the data directory, kept for 7 days. */
 export class ExportService implements JobRunner {
   readonly name = 'exports';
-  private lastSweep = 0;
+  private readonly sweepDue: () => boolean;
 
-  constructor(private readonly ctx: ServiceContext) {}
+  constructor(private readonly ctx: ServiceContext) {
+    this.sweepDue = periodically(ctx.clock, 10 * 60 * 1000);
+  }
 
   private get directory(): string {
     return path.join(this.ctx.config.dataDir, 'exports');
@@ -66,7 +67,11 @@ export class ExportService implements JobRunner {
     }
     const at = this.ctx.clock.now();
     const id = newId('export', at.getTime());
-    return insertExport(this.ctx.db, orgId, { id, resource: input.resource, format: input.format, projectId, datasetId: input.datasetId ?? null, filters }, at);
+    return this.ctx.db.transaction(async (tx) => {
+      const created = await insertExport(tx, orgId, { id, resource: input.resource, format: input.format, projectId, datasetId: input.datasetId ?? null, filters }, at);
+      await announceJob(tx);
+      return created;
+    });
   }
 
   /** The finished file of a completed export that has not expired. */
@@ -80,7 +85,7 @@ export class ExportService implements JobRunner {
   }
 
   async runNext(): Promise<boolean> {
-    await this.sweepWhenDue();
+    if (this.sweepDue()) await this.sweep();
     return runOneJob<ExportRow & Record<string, unknown>>(this.ctx.db, this.ctx.clock, exportJobs, (job) => this.run(job));
   }
 
@@ -131,12 +136,5 @@ export class ExportService implements JobRunner {
       await markFileRemoved(this.ctx.db, id, at);
     }
     return expired.length;
-  }
-
-  private async sweepWhenDue(): Promise<void> {
-    const now = this.ctx.clock.now().getTime();
-    if (now - this.lastSweep < sweepEveryMs) return;
-    this.lastSweep = now;
-    await this.sweep();
   }
 }

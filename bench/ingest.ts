@@ -1,0 +1,165 @@
+import { spawn } from 'node:child_process';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { benchDatabase } from './support/postgres.js';
+import { type RunningServer, startServer } from './support/processes.js';
+import { seedAlerts } from './support/seed.js';
+
+const rowCount = 100_000;
+const secretKey = 'bench-secret-key-0123456789abcdef0123456789';
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+const columnsSql =
+  'id bigint, customer text, amount numeric, paid boolean, sold_on date, sold_at timestamptz, region text, units bigint, discount numeric, note text';
+
+/** 100,000 rows of ten columns, one of each type Vigil infers and a quoted text with a comma. */
+async function writeCsv(file: string): Promise<void> {
+  const out = createWriteStream(file);
+  const regions = ['north', 'south', 'east', 'west'];
+  let chunk = 'id,customer,amount,paid,sold_on,sold_at,region,units,discount,note\n';
+  for (let i = 1; i <= rowCount; i++) {
+    const day = String((i % 28) + 1).padStart(2, '0');
+    chunk +=
+      `${i},Customer ${i % 5000},${((i * 7.31) % 1000).toFixed(2)},${i % 3 === 0 ? 'true' : 'false'},2026-03-${day},` +
+      `2026-03-${day}T${String(i % 24).padStart(2, '0')}:15:00Z,${regions[i % 4]},${i % 97},0.${i % 10},"note ${i}, with a comma"\n`;
+    if (chunk.length > 1 << 20 || i === rowCount) {
+      if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      chunk = '';
+    }
+  }
+  await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+}
+
+/** Samples the server's resident memory every 20 ms while `work` runs; returns the work's result and the peak. */
+async function withPeakRss<T>(server: RunningServer, work: () => Promise<T>): Promise<{ result: T; peak: number }> {
+  let peak = server.rssBytes();
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, server.rssBytes());
+      await sleep(20);
+    }
+  })();
+  try {
+    return { result: await work(), peak };
+  } finally {
+    sampling = false;
+    await sampler;
+    peak = Math.max(peak, server.rssBytes());
+  }
+}
+
+async function uploadFile(baseUrl: string, apiKey: string, projectId: string, file: string, name: string): Promise<{ rowCount: number; id: string }> {
+  const response = await fetch(`${baseUrl}/api/v1/projects/${projectId}/datasets?name=${name}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'text/csv' },
+    body: Readable.toWeb(createReadStream(file)) as ReadableStream,
+    duplex: 'half',
+  } as RequestInit);
+  const body = (await response.json()) as { data: { id: string; rowCount: number } };
+  if (response.status !== 201) throw new Error(`upload answered ${response.status}: ${JSON.stringify(body)}`);
+  return body.data;
+}
+
+async function exportDataset(baseUrl: string, apiKey: string, datasetId: string, format: string): Promise<{ seconds: number; sizeBytes: number }> {
+  const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+  const started = performance.now();
+  const accepted = (await (await fetch(`${baseUrl}/api/v1/exports`, { method: 'POST', headers, body: JSON.stringify({ resource: 'dataset', format, datasetId }) })).json()) as {
+    data: { id: string };
+  };
+  for (;;) {
+    const current = (await (await fetch(`${baseUrl}/api/v1/exports/${accepted.data.id}`, { headers })).json()) as {
+      data: { status: string; sizeBytes: number; error: string | null };
+    };
+    if (current.data.status === 'completed') return { seconds: (performance.now() - started) / 1000, sizeBytes: current.data.sizeBytes };
+    if (current.data.status === 'failed') throw new Error(`export failed: ${current.data.error}`);
+    await sleep(10);
+  }
+}
+
+function psql(url: string, command: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('psql', [url, '-v', 'ON_ERROR_STOP=1', '-q', '-c', command], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`psql failed: ${stderr.trim()}`))));
+  });
+}
+
+/** The baseline: psql's \copy of the same file into a table of the same ten types, on the same PostgreSQL. */
+async function psqlCopySeconds(url: string, file: string): Promise<number> {
+  await psql(url, `DROP TABLE IF EXISTS bench_copy; CREATE TABLE bench_copy (${columnsSql})`);
+  const started = performance.now();
+  await psql(url, `\\copy bench_copy FROM '${file}' WITH (FORMAT csv, HEADER true)`);
+  const seconds = (performance.now() - started) / 1000;
+  await psql(url, 'DROP TABLE bench_copy');
+  return seconds;
+}
+
+/**
+ * Uploads a 100k-row, 10-column CSV to a Vigil server on PostgreSQL (one child process, role all)
+ * while sampling the server's RSS, exports the dataset as CSV and JSON through the worker, and
+ * compares the upload with psql's \copy of the same file.
+ */
+export async function runIngestBench(): Promise<string> {
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-bench-ingest-'));
+  const file = path.join(workDir, 'sales.csv');
+  try {
+    await writeCsv(file);
+    const fileBytes = (await stat(file)).size;
+    const database = await benchDatabase();
+    const env: Record<string, string> = {
+      VIGIL_SECRET_KEY: secretKey,
+      VIGIL_DATA_DIR: path.join(workDir, 'vigil-data'),
+      VIGIL_ROLE: 'all',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: database.url,
+    };
+    const server = await startServer({ name: 'Vigil', script: 'packages/server/src/main.ts', env, readyPath: '/readyz', logFile: path.join(workDir, 'vigil.log') });
+    try {
+      const org = await seedAlerts(server.url, env, 0);
+      const project = (await (
+        await fetch(`${server.url}/api/v1/projects`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Ingest bench' }),
+        })
+      ).json()) as { data: { id: string } };
+      // A small upload first, so the measured one does not pay for loading modules.
+      await writeFile(path.join(workDir, 'warm.csv'), 'a,b\n1,x\n');
+      await uploadFile(server.url, org.apiKey, project.data.id, path.join(workDir, 'warm.csv'), 'warm');
+      const rssBefore = server.rssBytes();
+      const started = performance.now();
+      const { result: dataset, peak } = await withPeakRss(server, () => uploadFile(server.url, org.apiKey, project.data.id, file, 'sales'));
+      const uploadSeconds = (performance.now() - started) / 1000;
+      if (dataset.rowCount !== rowCount) throw new Error(`the dataset has ${dataset.rowCount} rows, not ${rowCount}`);
+      const csvExport = await exportDataset(server.url, org.apiKey, dataset.id, 'csv');
+      const jsonExport = await exportDataset(server.url, org.apiKey, dataset.id, 'json');
+      const copySeconds = await psqlCopySeconds(database.url, file);
+      const rate = (seconds: number) => Math.round(rowCount / seconds).toLocaleString('en-US');
+      return [
+        '### Ingest and export (100,000 rows × 10 columns)',
+        '',
+        `Vigil on PostgreSQL ${database.serverVersion} (${database.origin}), one process with VIGIL_ROLE=all; the CSV is ${mib(fileBytes)} MiB.`,
+        '',
+        '| what | time | rows/s | note |',
+        '|---|---|---|---|',
+        `| Vigil upload (POST text/csv, streamed, types inferred, COPY) | ${uploadSeconds.toFixed(2)} s | ${rate(uploadSeconds)} | server RSS ${mib(rssBefore)} → peak ${mib(peak)} MiB (+${mib(peak - rssBefore)} MiB) |`,
+        `| baseline: psql \\copy of the same file into the same types | ${copySeconds.toFixed(2)} s | ${rate(copySeconds)} | Vigil takes ${(uploadSeconds / copySeconds).toFixed(2)}× as long |`,
+        `| Vigil export as CSV (POST → completed) | ${csvExport.seconds.toFixed(2)} s | ${rate(csvExport.seconds)} | ${mib(csvExport.sizeBytes)} MiB file |`,
+        `| Vigil export as JSON (POST → completed) | ${jsonExport.seconds.toFixed(2)} s | ${rate(jsonExport.seconds)} | ${mib(jsonExport.sizeBytes)} MiB file |`,
+        '',
+        `Targets: ingest ≥ 100,000 rows/s on PostgreSQL (${rowCount / uploadSeconds >= 100_000 ? 'met' : 'not met'}), ` +
+          `server RSS growth ≤ 100 MiB during the upload (${peak - rssBefore <= 100 * 2 ** 20 ? 'met' : 'not met'}).`,
+      ].join('\n');
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}

@@ -115,6 +115,15 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     expect(text.endsWith('…')).toBe(true);
   });
 
+  it.runIf(kind === 'pglite')('refuses a statement the planner estimates too costly, PGlite having no timeout', async () => {
+    const readers = t.app.services.chat.readers;
+    const tables = new Set(['numbers']);
+    const runaway = await runModelSql(readers, projectId, tables, 'SELECT count(*) FROM numbers a, numbers b, numbers c, numbers d, numbers e');
+    expect(runaway).toEqual({ ok: false, error: expect.stringMatching(/^Refused: the planner estimates this statement at \d+ cost units/) });
+    const fine = await runModelSql(readers, projectId, tables, 'SELECT count(*)::int AS n FROM numbers a, numbers b');
+    expect(fine).toMatchObject({ ok: true, rows: [{ n: 22_500 }] });
+  });
+
   it.runIf(kind === 'postgres')('stops a statement that runs past the time limit', async () => {
     const outcome = await runModelSql(
       t.app.services.chat.readers,

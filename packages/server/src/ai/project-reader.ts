@@ -35,6 +35,11 @@ export class ProjectReaders {
 
   constructor(private readonly db: Db) {}
 
+  /** Whether the statement timeout can stop a runaway statement (PostgreSQL yes, PGlite no). */
+  get interruptible(): boolean {
+    return this.db.kind === 'postgres';
+  }
+
   async ensure(orgId: string, projectId: string, tables: readonly ReadableTable[]): Promise<void> {
     const wanted = [{ id: alertsViewName, table: alertsViewName }, ...tables];
     const keys = wanted.map(({ id, table }) => `${projectId}/${id}/${table}`);

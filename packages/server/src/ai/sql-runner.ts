@@ -32,12 +32,37 @@ export const jsonRow = (row: ResultRow): ResultRow =>
   Object.fromEntries(Object.entries(row).map(([column, value]) => [column, jsonValue(value)]));
 
 /**
+ * PGlite cannot interrupt a running statement (WebAssembly has no timer signal), so there the
+ * planner's estimate stands in for the statement timeout: a plan costlier than this is refused.
+ * A sort and aggregate over a million rows costs about 150 000.
+ */
+export const maxEmbeddedCost = 1_000_000;
+
+class TooCostly extends Error {}
+
+const capped = (statement: string) => `SELECT * FROM (\n${statement}\n) AS result LIMIT $1`;
+
+async function assertAffordable(tx: Queryable, statement: string, rowCap: number): Promise<void> {
+  const [explained] = await tx.query<{ 'QUERY PLAN': { Plan: { 'Total Cost': number } }[] }>(
+    `EXPLAIN (FORMAT JSON) ${capped(statement)}`,
+    [rowCap + 1],
+  );
+  const cost = explained['QUERY PLAN'][0].Plan['Total Cost'];
+  if (cost > maxEmbeddedCost) {
+    throw new TooCostly(
+      `Refused: the planner estimates this statement at ${Math.round(cost)} cost units, over the ${maxEmbeddedCost} ` +
+        'the embedded database allows; filter or aggregate before joining.',
+    );
+  }
+}
+
+/**
  * Reads at most `rowCap` rows of an already-guarded statement. Wrapping it as a subquery with a
  * bound parameter makes the driver send one prepared statement, which PostgreSQL refuses to
  * split into several, whatever the text holds.
  */
 export async function readCapped(tx: Queryable, statement: string, rowCap: number): Promise<{ rows: ResultRow[]; truncated: boolean }> {
-  const rows = await tx.query<ResultRow>(`SELECT * FROM (\n${statement}\n) AS result LIMIT $1`, [rowCap + 1]);
+  const rows = await tx.query<ResultRow>(capped(statement), [rowCap + 1]);
   return { rows: rows.slice(0, rowCap).map(jsonRow), truncated: rows.length > rowCap };
 }
 
@@ -52,11 +77,13 @@ export async function runModelSql(
   const guarded = await guardSql(sql, tables);
   if (!guarded.ok) return { ok: false, error: `Refused: ${guarded.reason}` };
   try {
-    const { rows, truncated } = await readers.read(projectId, limits.statementTimeoutMs, (tx) =>
-      readCapped(tx, guarded.statement, limits.rowCap),
-    );
+    const { rows, truncated } = await readers.read(projectId, limits.statementTimeoutMs, async (tx) => {
+      if (!readers.interruptible) await assertAffordable(tx, guarded.statement, limits.rowCap);
+      return readCapped(tx, guarded.statement, limits.rowCap);
+    });
     return { ok: true, statement: guarded.statement, columns: Object.keys(rows[0] ?? {}), rows, truncated };
   } catch (error) {
+    if (error instanceof TooCostly) return { ok: false, error: error.message };
     return { ok: false, error: `The database refused the statement: ${error instanceof Error ? error.message : String(error)}` };
   }
 }

@@ -170,7 +170,8 @@ describe('a server process on the embedded database', () => {
       const inFlight = Array.from({ length: 8 }, (_, i) => requestInFlight(first.url, created.apiKey, `In flight ${i}`));
       await Promise.all(inFlight.map((request) => request.connected));
       expect((await call(first.url, 'GET', '/healthz')).status).toBe(200);
-      await sleep(300);
+      // Time for the server to read their headers: a request it has not started is not in flight.
+      await sleep(500);
       const exit = first.stop('SIGTERM');
       await first.waitForOutput(/SIGTERM received/);
       await sleep(300);

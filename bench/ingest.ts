@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { benchDatabase } from './support/postgres.js';
+import pg from 'pg';
 import { type RunningServer, startServer } from './support/processes.js';
 import { seedAlerts } from './support/seed.js';
 
@@ -100,6 +100,37 @@ async function psqlCopySeconds(url: string, file: string): Promise<number> {
   return seconds;
 }
 
+interface IngestDatabase {
+  url: string;
+  serverVersion: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * DATABASE_URL when set; else a database of this part's own on the local PostgreSQL, made afresh
+ * and dropped afterwards, so that other benchmark parts running meanwhile cannot disturb it.
+ */
+async function ingestDatabase(): Promise<IngestDatabase> {
+  const configured = process.env.DATABASE_URL;
+  const url = new URL(configured ?? 'postgres://postgres@127.0.0.1:5432/vigil_bench_ingest');
+  const admin = new pg.Client({ connectionString: Object.assign(new URL(url), { pathname: '/postgres' }).href });
+  await admin.connect();
+  const name = pg.escapeIdentifier(url.pathname.slice(1));
+  if (!configured) {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  }
+  const { rows } = await admin.query<{ server_version: string }>('SHOW server_version');
+  return {
+    url: url.href,
+    serverVersion: rows[0].server_version,
+    async drop() {
+      if (!configured) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
 /**
  * Uploads a 100k-row, 10-column CSV to a Vigil server on PostgreSQL (one child process, role all)
  * while sampling the server's RSS, exports the dataset as CSV and JSON through the worker, and
@@ -111,7 +142,7 @@ export async function runIngestBench(): Promise<string> {
   try {
     await writeCsv(file);
     const fileBytes = (await stat(file)).size;
-    const database = await benchDatabase();
+    const database = await ingestDatabase();
     const env: Record<string, string> = {
       VIGIL_SECRET_KEY: secretKey,
       VIGIL_DATA_DIR: path.join(workDir, 'vigil-data'),
@@ -144,7 +175,7 @@ export async function runIngestBench(): Promise<string> {
       return [
         '### Ingest and export (100,000 rows × 10 columns)',
         '',
-        `Vigil on PostgreSQL ${database.serverVersion} (${database.origin}), one process with VIGIL_ROLE=all; the CSV is ${mib(fileBytes)} MiB.`,
+        `Vigil on PostgreSQL ${database.serverVersion} (${process.env.DATABASE_URL ? 'DATABASE_URL' : 'database vigil_bench_ingest, made for this run'}), one process with VIGIL_ROLE=all; the CSV is ${mib(fileBytes)} MiB.`,
         '',
         '| what | time | rows/s | note |',
         '|---|---|---|---|',
@@ -158,6 +189,7 @@ export async function runIngestBench(): Promise<string> {
       ].join('\n');
     } finally {
       await server.stop();
+      await database.drop();
     }
   } finally {
     await rm(workDir, { recursive: true, force: true });

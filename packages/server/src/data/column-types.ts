@@ -26,11 +26,15 @@ const trueWords = new Set(['true', 't', 'yes', 'y', '1']);
 const falseWords = new Set(['false', 'f', 'no', 'n', '0']);
 const bigintMax = 9_223_372_036_854_775_807n;
 
+const daysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 function validDate(year: string, month: string, day: string): boolean {
   const m = Number(month);
   const d = Number(day);
   if (m < 1 || m > 12 || d < 1) return false;
-  return d <= new Date(Date.UTC(Number(year), m, 0)).getUTCDate();
+  if (d <= daysInMonth[m - 1]) return true;
+  const y = Number(year);
+  return m === 2 && d === 29 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
 }
 
 /**

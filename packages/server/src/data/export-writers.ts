@@ -31,12 +31,15 @@ export interface FileWriter {
 /** Excel and LibreOffice run a cell that starts with one of these as a formula. */
 const formulaStart = /^[=+\-@\t\r]/;
 
+const needsQuotes = /[",\n\r]|^\s|\s$/;
+
 /** A CSV cell: text that a spreadsheet would read as a formula gets a leading apostrophe (OWASP). */
 export function csvCell(value: unknown, type: ColumnType): string {
   if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   let text = typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (type === 'text' && formulaStart.test(text)) text = `'${text}`;
-  return /[",\n\r]/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
+  return needsQuotes.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 async function writeText(stream: WriteStream, text: string): Promise<void> {

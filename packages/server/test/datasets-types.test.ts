@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { inferType, storedValue, widenFor } from '../src/data/column-types.js';
+import { copyField } from '../src/data/copy-batcher.js';
+import { detectDelimiter } from '../src/data/csv-reader.js';
+import { csvCell } from '../src/data/export-writers.js';
+import { columnIdentifiers, tableIdentifier } from '../src/data/identifiers.js';
+
+describe('column types', () => {
+  it('infers the narrowest type that every sampled value fits', () => {
+    expect(inferType(['1', '-2', '', '+3'])).toBe('integer');
+    expect(inferType(['1', '2.5', '1e3'])).toBe('numeric');
+    expect(inferType(['0', '1'])).toBe('integer');
+    expect(inferType(['Yes', 'no', 'TRUE'])).toBe('boolean');
+    expect(inferType(['2026-01-02', '2024-02-29'])).toBe('date');
+    expect(inferType(['2026-01-02', '2026-01-02T03:04:05+01:00'])).toBe('timestamp');
+    expect(inferType(['00501', '10001'])).toBe('text');
+    expect(inferType(['2023-02-29'])).toBe('text');
+    expect(inferType(['', ''])).toBe('text');
+    expect(inferType(['9223372036854775808'])).toBe('numeric');
+  });
+
+  it('stores values in the form PostgreSQL reads, times without a zone as UTC', () => {
+    expect(storedValue(' 42 ', 'integer')).toBe('42');
+    expect(storedValue('Y', 'boolean')).toBe('true');
+    expect(storedValue('2026-01-02 03:04:05', 'timestamp')).toBe('2026-01-02 03:04:05Z');
+    expect(storedValue('2026-01-02', 'timestamp')).toBe('2026-01-02T00:00:00Z');
+    expect(storedValue('2026-01-02 25:00', 'timestamp')).toBeUndefined();
+    expect(storedValue(' padded ', 'text')).toBe(' padded ');
+  });
+
+  it('widens along integer → numeric → text and date → timestamp → text', () => {
+    expect(widenFor('integer', '2.5')).toBe('numeric');
+    expect(widenFor('integer', 'n/a')).toBe('text');
+    expect(widenFor('date', '2026-01-02T10:00:00Z')).toBe('timestamp');
+    expect(widenFor('boolean', 'maybe')).toBe('text');
+  });
+});
+
+describe('names and cells', () => {
+  it('turns headers into unique SQL identifiers and keeps clear of reserved words', () => {
+    expect(columnIdentifiers(['Order ID', 'Crème brûlée', '2024', 'order', '', 'Order-ID', '__x__'])).toEqual([
+      'order_id',
+      'creme_brulee',
+      'column_2024',
+      'order_',
+      'column_5',
+      'order_id_2',
+      'x',
+    ]);
+    expect(tableIdentifier('Sales 2026.csv')).toBe('sales_2026');
+    expect(tableIdentifier('***.xlsx')).toBe('dataset');
+  });
+
+  it('detects the delimiter from the header line, outside quotes', () => {
+    expect(detectDelimiter('a,b,c')).toBe(',');
+    expect(detectDelimiter('a;b;"c,d"')).toBe(';');
+    expect(detectDelimiter('a\tb\tc')).toBe('\t');
+  });
+
+  it('escapes COPY fields and CSV cells, and defuses formula-looking text', () => {
+    expect(copyField('a\tb\\c\nd\0')).toBe('a\\tb\\\\c\\nd');
+    expect(copyField(null)).toBe('\\N');
+    expect(csvCell('=SUM(A1)', 'text')).toBe("'=SUM(A1)");
+    expect(csvCell('@x', 'text')).toBe("'@x");
+    expect(csvCell(-5, 'numeric')).toBe('-5');
+    expect(csvCell('say "hi", ok', 'text')).toBe('"say ""hi"", ok"');
+    expect(csvCell(null, 'text')).toBe('');
+  });
+});

@@ -135,4 +135,48 @@ describe.skipIf(!postgresUrl)('webhook delivery durability on postgres', () => {
       for (const db of dbs) await db.close();
     }
   });
+
+  it('hands back the deliveries it claimed but had not started when it stops, so another worker takes them at once', async () => {
+    receiver.respond = () => ({ status: 200, delayMs: 300 });
+    const hook = (
+      await t.request<{ data: { id: string } }>('POST', 'webhooks', {
+        apiKey: org.apiKey,
+        body: { name: 'handback', url: receiver.url('/handback'), events: ['project.deleted'] },
+      })
+    ).body.data;
+    const startWorker = async (db: Db) =>
+      DeliveryWorker.start({
+        db,
+        clock: systemClock,
+        config: { secretKey: testSecretKey, webhookTimeoutMs: 5000, webhookRetryScheduleMs: [0, 100, 100, 100, 100], webhookAllowPrivate: true },
+        ca: [testTls().ca],
+        perWebhookInFlight: 2,
+        leaseMs: 10 * 60_000,
+        pollIntervalMs: 20,
+      });
+    const db = await connectDb({ databaseUrl: postgresUrl, searchPath: t.database.schema, poolSize: 4 });
+    try {
+      const first = await startWorker(db);
+      for (let index = 0; index < 12; index += 1) {
+        const project = await t.app.services.projects.create(org.orgId, { name: `handback ${index}` });
+        await t.app.services.projects.delete(org.orgId, project.id);
+      }
+      await waitFor(() => receiver.received('/handback'), (requests) => requests.length >= 2, 'first attempts');
+      await first.stop();
+      // It held 2 running and 4 waiting (3 × its limit of 2): only the running ones are its to finish.
+      expect(first.attemptsMade).toBeLessThan(6);
+      const leased = await t.database.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND leased_until IS NOT NULL`,
+        [hook.id],
+      );
+      expect(leased[0].n).toBe(0);
+      const second = await startWorker(db);
+      const done = await waitFor(() => statuses(hook.id), (rows) => rows.length === 12 && rows.every((d) => d.status === 'delivered'), 'all delivered');
+      await second.stop();
+      expect(done.every((d) => d.attempts === 1)).toBe(true);
+      expect(first.attemptsMade + second.attemptsMade).toBe(12);
+    } finally {
+      await db.close();
+    }
+  });
 });

@@ -195,6 +195,16 @@ export async function releaseClaim(
   );
 }
 
+/** Hands back claims that were never started, so they are due again now rather than when their leases end. */
+export async function releaseLeases(db: Queryable, claims: { id: string; token: string }[]): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries d SET lease_token = NULL, leased_until = NULL
+     FROM unnest($1::text[], $2::text[]) AS c (id, token)
+     WHERE d.id = c.id AND d.lease_token = c.token`,
+    [claims.map((claim) => claim.id), claims.map((claim) => claim.token)],
+  );
+}
+
 /**
  * Tracks since when each webhook has been failing: a success clears it, a failure starts it if it
  * is not running yet. Rows are only written when that changes, so healthy traffic costs nothing.

@@ -7,7 +7,15 @@ import { decryptSecret } from '../platform/crypto.js';
 import { disableFailingWebhooks } from './auto-disable.js';
 import { deliveriesDueChannel } from './fan-out.js';
 import { deliveryPayload } from './payload.js';
-import { type AttemptRecord, type ClaimedDelivery, claimDueDeliveries, recordAttempts, recordWebhookHealth, releaseClaim } from './queue.js';
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  recordAttempts,
+  recordWebhookHealth,
+  releaseClaim,
+  releaseLeases,
+} from './queue.js';
 import { nextScheduledAttempt, retryAfterMs } from './schedule.js';
 import { type AttemptOutcome, WebhookSender } from './sender.js';
 import { deliveryHeaders } from './signer.js';
@@ -116,6 +124,7 @@ export class DeliveryWorker {
     worker.timers.push(setInterval(() => worker.wake(), options.pollIntervalMs ?? 1000));
     worker.timers.push(setInterval(() => void worker.sweep(), options.sweepIntervalMs ?? 60_000));
     for (const timer of worker.timers) timer.unref();
+    worker.log.info({ workerId: worker.workerId, perWebhookInFlight: worker.perWebhook, leaseMs: worker.leaseMs }, 'webhook delivery worker started');
     worker.wake();
     return worker;
   }
@@ -151,14 +160,31 @@ export class DeliveryWorker {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stops claiming, lets attempts in flight finish and be recorded, then closes connections. */
+  /**
+   * Stops claiming, hands back the deliveries that were claimed but not started (another worker
+   * can take them at once), lets attempts in flight finish and be recorded, then closes connections.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     for (const timer of this.timers) clearInterval(timer);
     await this.unlisten?.();
+    await this.handBack();
     const limit = new Promise<void>((resolve) => setTimeout(resolve, this.options.config.webhookTimeoutMs + 5000).unref());
     await Promise.race([this.idle(), limit]);
     await this.sender.close();
+  }
+
+  private async handBack(): Promise<void> {
+    const unstarted = [...this.waiting.values()].flat();
+    this.waiting.clear();
+    if (unstarted.length === 0) return;
+    try {
+      await releaseLeases(this.db, unstarted.map(({ delivery, token }) => ({ id: delivery.id, token })));
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not hand back claimed webhook deliveries; they are due again when their leases end');
+    }
+    for (const { delivery } of unstarted) count(this.held, delivery.webhookId, -1);
+    this.release(unstarted.length);
   }
 
   private async pump(): Promise<void> {

@@ -20,7 +20,11 @@ export async function disableFailingWebhooks(db: Db, clock: Clock): Promise<stri
   const disabled: string[] = [];
   for (const hook of candidates) {
     const reason = `Every delivery has failed since ${hook.failing_since.toISOString()} (5 days or more); re-enable it with PATCH {"isActive": true}.`;
-    const webhook = await db.transaction((tx) => disableWebhook(tx, clock, hook.org_id, hook.id, reason));
+    const webhook = await db.transaction(async (tx) => {
+      // A success may have landed since the candidates were read: it clears failing_since.
+      const [still] = await tx.query(`SELECT 1 FROM webhooks WHERE id = $1 AND failing_since <= $2 FOR UPDATE`, [hook.id, cutoff]);
+      return still ? disableWebhook(tx, clock, hook.org_id, hook.id, reason) : undefined;
+    });
     if (webhook) disabled.push(webhook.id);
   }
   return disabled;

@@ -169,6 +169,34 @@ describe.skipIf(!postgresUrl).each(databaseKinds)('connections and imports on %s
     expect(both.status).toBe(422);
   });
 
+  it("replaces a dataset's rows in place with datasetId, keeping the old rows when a replacement fails", async () => {
+    const first = await importInto(pgConnection.id, { table: 'sales', name: 'replaced' });
+    expect(first).toMatchObject({ status: 'ready', rowCount: 3, tableName: 'replaced' });
+    await pgSource.run(`INSERT INTO sales (customer, amount) VALUES ('Late', 1)`);
+    const again = await importInto(pgConnection.id, { table: 'sales', datasetId: first.id });
+    expect(again).toMatchObject({ id: first.id, name: 'replaced', tableName: 'replaced', status: 'ready', rowCount: 4 });
+    expect((await rowsOf(first.id)).map((row) => row.customer)).toEqual(['Ada', 'Tab\tand "quote"', null, 'Late']);
+
+    const broken = await importInto(pgConnection.id, { table: 'nope', datasetId: first.id });
+    expect(broken).toMatchObject({ id: first.id, status: 'failed', error: expect.stringContaining('"nope" does not exist'), rowCount: 4 });
+    const kept = await t.database.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM data_${projectId.slice(5)}.replaced`);
+    expect(kept).toEqual([{ n: 4 }]);
+    const repaired = await importInto(pgConnection.id, { query: 'SELECT customer FROM sales WHERE amount > 5', datasetId: first.id });
+    expect(repaired).toMatchObject({ status: 'ready', rowCount: 2, columns: [{ name: 'customer', originalName: 'customer', type: 'text' }], error: null });
+    await pgSource.run(`DELETE FROM sales WHERE customer = 'Late'`);
+
+    const elsewhere = await createProject(t, org, 'Elsewhere');
+    const wrongProject = await t.request<ErrorBody>('POST', `connections/${pgConnection.id}/import`, {
+      apiKey: org.apiKey,
+      body: { projectId: elsewhere, table: 'sales', datasetId: first.id },
+    });
+    expect(wrongProject.status).toBe(422);
+    await t.request('POST', `connections/${pgConnection.id}/import`, { apiKey: org.apiKey, body: { projectId, table: 'sales', datasetId: first.id } });
+    const busy = await t.request<ErrorBody>('POST', `connections/${pgConnection.id}/import`, { apiKey: org.apiKey, body: { projectId, table: 'sales', datasetId: first.id } });
+    expect(busy.status).toBe(409);
+    await runJobs();
+  });
+
   it('finishes an import after a restart: a pending job, and a running one whose worker died', async () => {
     const pending = await t.request<{ data: Dataset }>('POST', `connections/${pgConnection.id}/import`, { apiKey: org.apiKey, body: { projectId, table: 'sales', name: 'after restart' } });
     const orphan = await t.request<{ data: Dataset }>('POST', `connections/${pgConnection.id}/import`, { apiKey: org.apiKey, body: { projectId, table: 'sales', name: 'orphan' } });

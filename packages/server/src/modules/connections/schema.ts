@@ -54,6 +54,12 @@ export const ImportRequest = Type.Object(
     table: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'A table or view, optionally schema-qualified: "sales" or "public.sales".' })),
     query: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000, description: 'One read-only SELECT, run in a read-only transaction.' })),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The dataset name; the table name (or "query") when omitted.' })),
+    datasetId: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: "Replace this dataset's rows (same id, name and table) instead of making a new dataset; the old rows stay until the new ones are all in.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

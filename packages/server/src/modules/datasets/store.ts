@@ -92,6 +92,16 @@ export async function markReady(db: Queryable, id: string, loaded: LoadedData, a
   return row ? toDataset(row) : undefined;
 }
 
+/** Puts a ready or failed dataset back to importing for a replacement; undefined when it is importing already. */
+export async function markReimporting(db: Queryable, id: string, connectionId: string, at: Date): Promise<Dataset | undefined> {
+  const [row] = await db.query<DatasetRow>(
+    `UPDATE datasets SET status = 'importing', source = 'connection', connection_id = $2, error = NULL, updated_at = $3
+     WHERE id = $1 AND status <> 'importing' RETURNING *`,
+    [id, connectionId, at],
+  );
+  return row ? toDataset(row) : undefined;
+}
+
 export async function markFailed(db: Queryable, id: string, error: string, at: Date): Promise<void> {
   await db.query(`UPDATE datasets SET status = 'failed', error = $2, updated_at = $3 WHERE id = $1`, [id, error, at]);
 }

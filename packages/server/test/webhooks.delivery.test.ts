@@ -314,3 +314,38 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
     expect(receiver.maxOpenByPath.get('/slow')).toBe(2);
   });
 });
+
+describe.each(databaseKinds)('a first wait in the retry schedule on %s', (kind) => {
+  it('holds attempt 1 back for the first value of VIGIL_WEBHOOK_RETRY_SCHEDULE_MS', async () => {
+    const clock = new ManualClock('2026-05-01T00:00:00.000Z');
+    const receiver = await Receiver.start();
+    const t = await startTestApp(kind, { clock, config: { webhookAllowPrivate: true } });
+    const worker = await DeliveryWorker.start({
+      db: t.database.db,
+      clock,
+      config: { secretKey: testSecretKey, webhookTimeoutMs: 1000, webhookRetryScheduleMs: [30_000, ...schedule.slice(1)], webhookAllowPrivate: true },
+      ca: [testTls().ca],
+      pollIntervalMs: 20,
+    });
+    try {
+      const org = await t.createOrg('business');
+      const hook = await t.request<{ data: { id: string } }>('POST', 'webhooks', {
+        apiKey: org.apiKey,
+        body: { name: 'later', url: receiver.url('/later'), events: ['project.created'] },
+      });
+      await t.request('POST', 'projects', { apiKey: org.apiKey, body: { name: 'Later' } });
+      const list = async () => (await t.request<{ data: Delivery[] }>('GET', `webhooks/${hook.body.data.id}/deliveries`, { apiKey: org.apiKey })).body.data;
+      const waiting = await waitFor(list, (d) => d[0]?.nextAttemptAt === '2026-05-01T00:00:30.000Z', 'attempt 1 scheduled 30 s later');
+      expect(waiting[0].attempts).toEqual([]);
+      expect(receiver.requests).toHaveLength(0);
+      clock.advance(30_000);
+      worker.wake();
+      const sent = await waitFor(list, (d) => d[0]?.status === 'delivered', 'attempt 1');
+      expect(sent[0].attempts[0]).toMatchObject({ number: 1, startedAt: '2026-05-01T00:00:30.000Z', httpStatus: 200 });
+    } finally {
+      await worker.stop();
+      await t.close();
+      await receiver.close();
+    }
+  });
+});

@@ -3,7 +3,7 @@ import { disableWebhook } from '../modules/webhooks/disable.js';
 import type { Clock } from '../platform/clock.js';
 
 /** A webhook whose deliveries have all failed for this long is disabled. */
-export const autoDisableAfterMs = 5 * 24 * 60 * 60 * 1000;
+const autoDisableAfterMs = 5 * 24 * 60 * 60 * 1000;
 
 /**
  * Disables every active webhook that has been failing (no successful attempt) for five days and

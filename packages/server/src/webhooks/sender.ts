@@ -5,7 +5,7 @@ import type { Clock } from '../platform/clock.js';
 import { checkUrlForm, guardedLookup, type ResolveAll, UrlRejectedError } from './url-guard.js';
 
 /** What an attempt keeps of the response body. */
-export const responseBodyLimit = 4096;
+const responseBodyLimit = 4096;
 /** Read at most this much of a response before dropping its connection instead of draining it. */
 const drainLimit = 64 * 1024;
 

@@ -19,7 +19,6 @@ import {
 import { nextScheduledAttempt, retryAfterMs } from './schedule.js';
 import { type AttemptOutcome, WebhookSender } from './sender.js';
 import { deliveryHeaders } from './signer.js';
-import type { ResolveAll } from './url-guard.js';
 
 export interface WorkerLog {
   info(details: object, message: string): void;
@@ -44,8 +43,8 @@ export interface DeliveryWorkerOptions {
   leaseMs?: number;
   /** How often the five-day auto-disable runs. */
   sweepIntervalMs?: number;
+  /** Trusted CAs instead of the system's (tests; operators use NODE_EXTRA_CA_CERTS). */
   ca?: string[];
-  resolveAll?: ResolveAll;
 }
 
 /**
@@ -57,7 +56,7 @@ const prefetchFactor = 3;
 
 const quietLog: WorkerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-export const goneReason = 'The endpoint answered 410 Gone.';
+const goneReason = 'The endpoint answered 410 Gone.';
 
 interface Finished {
   delivery: ClaimedDelivery;
@@ -113,7 +112,6 @@ export class DeliveryWorker {
       timeoutMs: config.webhookTimeoutMs,
       allowPrivate: config.webhookAllowPrivate,
       connectionsPerOrigin: this.perWebhook,
-      resolveAll: options.resolveAll,
       ca: options.ca,
     });
   }

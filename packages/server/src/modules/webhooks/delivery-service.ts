@@ -8,7 +8,7 @@ import type { Delivery, RecoveryStarted } from './schema.js';
 import { findWebhook } from './store.js';
 
 /** How far back `recover` reaches. */
-export const recoveryWindowMs = 14 * 24 * 60 * 60 * 1000;
+const recoveryWindowMs = 14 * 24 * 60 * 60 * 1000;
 
 /** A webhook's delivery history, and the two ways to send again: one delivery, or every failure since a time. */
 export class DeliveryService {

@@ -5,22 +5,19 @@ import { ApiError, found, invalid } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
 import { generateSecret } from '../../webhooks/signer.js';
-import { checkWebhookUrl, type ResolveAll, UrlRejectedError } from '../../webhooks/url-guard.js';
+import { checkWebhookUrl, UrlRejectedError } from '../../webhooks/url-guard.js';
 import { disableWebhook } from './disable.js';
 import type { CreateWebhook, UpdateWebhook } from './request-schema.js';
 import type { Webhook, WebhookWithSecret } from './schema.js';
 import { deleteWebhook, findWebhook, insertWebhook, listWebhooks, toWebhook, updateWebhook } from './store.js';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
-export const rotationOverlapMs = 24 * 60 * 60 * 1000;
+const rotationOverlapMs = 24 * 60 * 60 * 1000;
 
-export const disabledThroughApi = 'Disabled through the API.';
+const disabledThroughApi = 'Disabled through the API.';
 
 export class WebhookService {
-  constructor(
-    private readonly ctx: ServiceContext,
-    private readonly resolveAll?: ResolveAll,
-  ) {}
+  constructor(private readonly ctx: ServiceContext) {}
 
   async list(orgId: string, page: PageQuery): Promise<Page<Webhook>> {
     const window = pageWindow(page);
@@ -105,7 +102,7 @@ export class WebhookService {
 
   private async checkUrl(raw: string): Promise<string> {
     try {
-      return (await checkWebhookUrl(raw, { allowPrivate: this.ctx.config.webhookAllowPrivate, resolveAll: this.resolveAll })).href;
+      return (await checkWebhookUrl(raw, { allowPrivate: this.ctx.config.webhookAllowPrivate })).href;
     } catch (error) {
       if (error instanceof UrlRejectedError) throw invalid('url', error.message);
       throw error;

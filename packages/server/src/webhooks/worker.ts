@@ -266,7 +266,7 @@ export class DeliveryWorker {
     const base = { deliveryId: delivery.id, token, trigger: delivery.trigger, scheduled: delivery.trigger === 'scheduled', outcome };
     const succeeded = outcome.error === null && outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
     if (succeeded) return { ...base, status: 'delivered', nextAttemptAt: null };
-    if (outcome.httpStatus === 410) return { ...base, status: 'failed', nextAttemptAt: null };
+    if (outcome.httpStatus === 410) return { ...base, status: delivery.status === 'delivered' ? 'delivered' : 'failed', nextAttemptAt: null };
     const now = this.clock.now();
     const wait = retryAfterMs(outcome.httpStatus, outcome.retryAfter, now);
     if (delivery.trigger === 'scheduled') {

@@ -10,25 +10,14 @@ import type { Dataset } from '../datasets/schema.js';
 import type { DatasetService } from '../datasets/service.js';
 import { findDataset, markFailed, markReady, markReimporting } from '../datasets/store.js';
 import { findProject } from '../projects/store.js';
+import { deleteImportJob, type ImportJobRow, importJobs, insertImportJob } from './import-store.js';
 import type { ImportRequest } from './schema.js';
 import { type ConnectionService, driverFor, sourceErrorMessage } from './service.js';
 import { cappedSelect, quotedTable, singleSelect } from './source-query.js';
 import { findConnectionRow } from './store.js';
 
-interface ImportJobRow extends Record<string, unknown> {
-  dataset_id: string;
-  org_id: string;
-  connection_id: string | null;
-  source_table: string | null;
-  source_query: string | null;
-  replaces: boolean;
-  attempts: number;
-}
-
 /** Where a replacement loads while the old rows stay readable; swapped in at the end. */
 const stagingTable = (table: string) => `${table}__next`;
-
-const importJobs = { table: 'dataset_imports', key: 'dataset_id', state: 'state' };
 
 /** Imports from a connection into a project dataset: accepted at once, run by the worker. */
 export class ImportService implements JobRunner {
@@ -51,11 +40,8 @@ export class ImportService implements JobRunner {
       const dataset = input.datasetId
         ? await this.reimporting(tx, orgId, input.datasetId, input.projectId, connectionId)
         : await this.datasets.reserve(orgId, input.projectId, name, 'connection', connectionId, tx);
-      await tx.query(
-        `INSERT INTO dataset_imports (dataset_id, org_id, connection_id, source_table, source_query, replaces, state, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7)`,
-        [dataset.id, orgId, connectionId, input.table ?? null, input.query ?? null, input.datasetId !== undefined, this.ctx.clock.now()],
-      );
+      const job = { datasetId: dataset.id, connectionId, table: input.table ?? null, query: input.query ?? null, replaces: input.datasetId !== undefined };
+      await insertImportJob(tx, orgId, job, this.ctx.clock.now());
       await announceJob(tx);
       return dataset;
     });
@@ -98,7 +84,7 @@ export class ImportService implements JobRunner {
         const marked = await markReady(tx, dataset.id, loaded, this.ctx.clock.now());
         if (marked && job.replaces) await swapIn(tx, schema, loadInto, dataset.tableName);
         if (marked) await recordEvent(tx, this.ctx.clock, job.org_id, 'data.db_import', marked);
-        await tx.query('DELETE FROM dataset_imports WHERE dataset_id = $1', [dataset.id]);
+        await deleteImportJob(tx, dataset.id);
         return marked;
       });
       if (!ready) await dropTable(this.ctx.db, schema, loadInto);
@@ -112,7 +98,7 @@ export class ImportService implements JobRunner {
   private async fail(dataset: Dataset, message: string): Promise<void> {
     await this.ctx.db.transaction(async (tx) => {
       await markFailed(tx, dataset.id, message, this.ctx.clock.now());
-      await tx.query('DELETE FROM dataset_imports WHERE dataset_id = $1', [dataset.id]);
+      await deleteImportJob(tx, dataset.id);
     });
   }
 }

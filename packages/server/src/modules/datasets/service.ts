@@ -17,7 +17,7 @@ import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pa
 import { projectSchemaName } from '../../platform/project-schema.js';
 import { findProject } from '../projects/store.js';
 import type { Dataset, DatasetSource } from './schema.js';
-import { abandonedUploads, deleteDatasetRow, findDataset, insertDataset, listDatasets, markReady, tableNamesLike } from './store.js';
+import { abandonedUploads, deleteDatasetById, deleteDatasetRow, findDataset, insertDataset, listDatasets, markReady, tableNamesLike } from './store.js';
 
 export interface Upload {
   body: AsyncIterable<Buffer>;
@@ -90,7 +90,7 @@ export class DatasetService implements JobRunner {
     const abandoned = await abandonedUploads(this.ctx.db, before);
     for (const dataset of abandoned) {
       await this.ctx.db.transaction(async (tx) => {
-        await tx.query('DELETE FROM datasets WHERE id = $1', [dataset.id]);
+        await deleteDatasetById(tx, dataset.id);
         await dropTable(tx, projectSchemaName(dataset.projectId), dataset.tableName);
       });
     }
@@ -165,7 +165,7 @@ export class DatasetService implements JobRunner {
     try {
       return await ingest(source, { db: this.ctx.db, schema: projectSchemaName(dataset.projectId), table: dataset.tableName });
     } catch (error) {
-      await this.ctx.db.query('DELETE FROM datasets WHERE id = $1', [dataset.id]);
+      await deleteDatasetById(this.ctx.db, dataset.id);
       throw error;
     }
   }

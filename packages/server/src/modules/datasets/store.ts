@@ -114,6 +114,11 @@ export async function abandonedUploads(db: Queryable, updatedBefore: Date): Prom
   return rows.map(toDataset);
 }
 
+/** Removes a dataset row whatever its organization: for the service's own clean-ups, by id it holds. */
+export async function deleteDatasetById(db: Queryable, id: string): Promise<void> {
+  await db.query('DELETE FROM datasets WHERE id = $1', [id]);
+}
+
 export async function deleteDatasetRow(db: Queryable, orgId: string, id: string): Promise<Dataset | undefined> {
   const [row] = await db.query<DatasetRow>(`DELETE FROM datasets WHERE org_id = $1 AND id = $2 RETURNING *`, [orgId, id]);
   return row ? toDataset(row) : undefined;

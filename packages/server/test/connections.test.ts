@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { createProject, type Dataset, dropProjectSchemas, type ErrorBody, eventually } from './support/data.js';
@@ -120,6 +121,19 @@ describe.skipIf(!postgresUrl).each(databaseKinds)('connections and imports on %s
     const closed = (await create(org, { name: 'Closed', dbType: 'postgresql', host: '127.0.0.1', port: 1, database: 'x', username: 'u', password })).body.data;
     const refused = await t.request<{ data: Connection }>('POST', `connections/${closed.id}/test`, { apiKey: org.apiKey });
     expect(refused.body.data).toMatchObject({ status: 'error', lastError: expect.stringContaining('ECONNREFUSED') });
+  });
+
+  it('gives up connecting after 5 s to a server that never answers', async () => {
+    const silent = createServer((socket) => socket.on('error', () => undefined));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const hung = (await create(org, { name: 'Hung', dbType: 'postgresql', host: '127.0.0.1', port, database: 'x', username: 'u', password, sslMode: 'disable' })).body.data;
+      const tested = await t.request<{ data: Connection }>('POST', `connections/${hung.id}/test`, { apiKey: org.apiKey });
+      expect(tested.body.data).toMatchObject({ status: 'error', lastError: expect.stringMatching(/timeout/i) });
+    } finally {
+      silent.close();
+    }
   });
 
   it('imports a PostgreSQL table into a typed dataset and announces data.db_import', async () => {

@@ -75,9 +75,10 @@ describe.each(databaseKinds)('datasets on %s', (kind) => {
 
   it('reads semicolon and tab separated files with quoted delimiters, line breaks and CRLF endings', async () => {
     const semicolon = 'name;note;qty\r\n"Smith; J.";"two\r\nlines";3\r\nDoe;"say ""hi""";4\r\n';
-    const a = await upload(t, org.apiKey, projectId, semicolon, { fileName: 'semi.csv' });
+    const a = await upload(t, org.apiKey, projectId, semicolon, { fileName: 'semi.csv', fields: { name: 'Semicolons', types: 'qty:numeric' } });
     expect(a.status).toBe(201);
-    expect(a.body.data.columns.map((c) => c.type)).toEqual(['text', 'text', 'integer']);
+    expect(a.body.data.name).toBe('Semicolons');
+    expect(a.body.data.columns.map((c) => c.type)).toEqual(['text', 'text', 'numeric']);
     expect((await rows(a.body.data.id)).body.data).toEqual([
       { name: 'Smith; J.', note: 'two\r\nlines', qty: 3 },
       { name: 'Doe', note: 'say "hi"', qty: 4 },
@@ -98,7 +99,7 @@ describe.each(databaseKinds)('datasets on %s', (kind) => {
       contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
     });
     expect(first.status).toBe(201);
-    expect(first.body.data.columns.map((c) => [c.name, c.type])).toEqual([
+    expect(first.body.data.columns.map((c) => [c.name, c.type]), JSON.stringify(first.body.data.columns)).toEqual([
       ['region', 'text'],
       ['revenue', 'numeric'],
       ['closed', 'boolean'],

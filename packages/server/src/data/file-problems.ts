@@ -16,14 +16,27 @@ export async function* limitBytes(source: AsyncIterable<Buffer>, maxBytes: numbe
   }
 }
 
-/** The first chunk, then the whole source again: lets a reader sniff the format without buffering more. */
-export async function peek(source: AsyncIterable<Buffer>): Promise<{ head: Buffer; all: AsyncGenerator<Buffer> }> {
+/**
+ * The first bytes (at least `size` unless the source is shorter), then the whole source again:
+ * lets a reader sniff the format without buffering more than a chunk or two.
+ */
+export async function peek(source: AsyncIterable<Buffer>, size = 8): Promise<{ head: Buffer; all: AsyncGenerator<Buffer> }> {
   const iterator = source[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  const head = first.done ? Buffer.alloc(0) : first.value;
+  const chunks: Buffer[] = [];
+  let length = 0;
+  let done = false;
+  while (length < size && !done) {
+    const next = await iterator.next();
+    if (next.done) done = true;
+    else {
+      chunks.push(next.value);
+      length += next.value.length;
+    }
+  }
   async function* all(): AsyncGenerator<Buffer> {
-    if (head.length > 0) yield head;
+    yield* chunks;
+    if (done) return;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
   }
-  return { head, all: all() };
+  return { head: Buffer.concat(chunks), all: all() };
 }

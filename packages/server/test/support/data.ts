@@ -40,6 +40,8 @@ export interface UploadOptions {
   fileName?: string;
   query?: Record<string, string>;
   field?: string;
+  /** Multipart text fields, sent before the file. */
+  fields?: Record<string, string>;
 }
 
 /** POST /projects/{id}/datasets with a raw body, or multipart when a file name is given. */
@@ -51,6 +53,7 @@ export async function upload<T = { data: Dataset }>(t: TestApp, apiKey: string, 
   const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
   if (options.fileName) {
     const form = new FormData();
+    for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
     form.append(options.field ?? 'file', new Blob([new Uint8Array(bytes)], { type: options.contentType ?? 'text/csv' }), options.fileName);
     body = form;
   } else {

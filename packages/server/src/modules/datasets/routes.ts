@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import multipart from '@fastify/multipart';
+import multipart, { type MultipartFields } from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { badFile, tooLarge } from '../../data/file-problems.js';
@@ -18,7 +18,18 @@ const rawUploadTypes = [
   'application/octet-stream',
 ];
 
-async function uploadOf(request: FastifyRequest, maxUploadBytes: number): Promise<Omit<Upload, 'name' | 'sheet' | 'types'>> {
+/** Multipart text fields sent before the file may carry the same options as the query string. */
+function optionFields(fields: MultipartFields): Pick<Upload, 'name' | 'sheet' | 'types'> {
+  const options: Pick<Upload, 'name' | 'sheet' | 'types'> = {};
+  for (const key of ['name', 'sheet', 'types'] as const) {
+    const field = fields[key];
+    const value = !Array.isArray(field) && field?.type === 'field' ? String(field.value) : undefined;
+    if (value) options[key] = value;
+  }
+  return options;
+}
+
+async function uploadOf(request: FastifyRequest, maxUploadBytes: number): Promise<Upload> {
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > maxUploadBytes + 1024 * 1024) throw tooLarge(maxUploadBytes);
   if (!request.isMultipart()) {
@@ -26,7 +37,7 @@ async function uploadOf(request: FastifyRequest, maxUploadBytes: number): Promis
   }
   const file = await request.file({ limits: { fileSize: maxUploadBytes + 1, files: 1 } });
   if (!file || file.fieldname !== 'file') throw badFile('Send the file in the multipart field "file".');
-  return { body: file.file, fileName: file.filename, contentType: file.mimetype };
+  return { body: file.file, fileName: file.filename, contentType: file.mimetype, ...optionFields(file.fields) };
 }
 
 export const datasetRoutes: FastifyPluginAsyncTypebox<{ datasets: DatasetService }> = async (app, { datasets }) => {

@@ -165,6 +165,8 @@ describe.skipIf(!postgresUrl).each(databaseKinds)('connections and imports on %s
   it('imports a SELECT in a read-only transaction, and fails writes, missing tables and too many rows with the reason', async () => {
     const picked = await importInto(pgConnection.id, { query: 'SELECT customer, amount FROM sales WHERE paid; ', name: 'Paid sales' });
     expect(picked).toMatchObject({ name: 'Paid sales', tableName: 'paid_sales', status: 'ready', rowCount: 1 });
+    const noColumns = await importInto(pgConnection.id, { query: 'SELECT FROM sales', name: 'counted' });
+    expect(noColumns).toMatchObject({ status: 'ready', rowCount: 3, columns: [] });
 
     const writes = await importInto(pgConnection.id, { query: "SELECT nextval('sales_id_seq')" });
     expect(writes).toMatchObject({ status: 'failed', error: expect.stringContaining('read-only transaction') });

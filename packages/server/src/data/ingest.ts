@@ -111,9 +111,8 @@ export async function ingest(source: IngestSource, target: IngestTarget): Promis
   }
   const table = `${quoteIdentifier(target.schema)}.${quoteIdentifier(target.table)}`;
   await createSchema(target.db, target.schema);
-  await target.db.exec(
-    `CREATE TABLE ${table} (_row_id bigint NOT NULL, ${columns.map((c) => `${quoteIdentifier(c.name)} ${sqlTypeOf[c.type]}`).join(', ')})`,
-  );
+  const definitions = ['_row_id bigint NOT NULL', ...columns.map((c) => `${quoteIdentifier(c.name)} ${sqlTypeOf[c.type]}`)];
+  await target.db.exec(`CREATE TABLE ${table} (${definitions.join(', ')})`);
   try {
     const loader = new RowLoader(target.db, table, columns, source.kind, source.maxRows);
     await loader.add(sample);
@@ -139,7 +138,7 @@ class RowLoader {
     private readonly kind: SourceKind,
     private readonly maxRows: number | undefined,
   ) {
-    this.batcher = new CopyBatcher(db, `${table} (_row_id, ${columns.map((c) => quoteIdentifier(c.name)).join(', ')})`);
+    this.batcher = new CopyBatcher(db, `${table} (${['_row_id', ...columns.map((c) => quoteIdentifier(c.name))].join(', ')})`);
   }
 
   /** Converts a batch to COPY rows; awaits only to send a full batch or to widen a column. */

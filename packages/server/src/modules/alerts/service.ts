@@ -24,7 +24,7 @@ export class AlertService {
 
   async create(orgId: string, input: CreateAlert): Promise<Alert> {
     return this.ctx.db.transaction(async (tx) => {
-      found(await findProject(tx, orgId, input.projectId), 'project');
+      found(await findProject(tx, orgId, input.projectId, true), 'project');
       const at = this.ctx.clock.now();
       const alert = await insertAlert(tx, orgId, newId('alert', at.getTime()), input, at);
       await recordEvent(tx, this.ctx.clock, orgId, 'alert.created', alert);

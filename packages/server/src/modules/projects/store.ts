@@ -31,8 +31,12 @@ export async function insertProject(db: Queryable, orgId: string, id: string, in
   return toProject(row);
 }
 
-export async function findProject(db: Queryable, orgId: string, id: string): Promise<Project | undefined> {
-  const [row] = await db.query<ProjectRow>(`SELECT * FROM projects WHERE org_id = $1 AND id = $2`, [orgId, id]);
+/** `lockForShare` keeps the project from being deleted until the caller's transaction ends. */
+export async function findProject(db: Queryable, orgId: string, id: string, lockForShare = false): Promise<Project | undefined> {
+  const [row] = await db.query<ProjectRow>(
+    `SELECT * FROM projects WHERE org_id = $1 AND id = $2${lockForShare ? ' FOR SHARE' : ''}`,
+    [orgId, id],
+  );
   return row ? toProject(row) : undefined;
 }
 

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/connect.js';
+import { PeriodicFlush } from '../../platform/periodic-flush.js';
 import { addUsage, type UsageIncrement } from './store.js';
 
 const dayMs = 86_400_000;
@@ -7,17 +8,15 @@ const dayMs = 86_400_000;
  * Counts API requests, AI questions and tokens in memory and adds them to `usage_daily` in one
  * statement every few seconds, so counting costs a map update per request, not a write.
  */
-export class UsageMeter {
+export class UsageMeter extends PeriodicFlush {
   /** Day number (days since 1970-01-01 UTC) → organization → counts. */
   private pending = new Map<number, Map<string, UsageIncrement>>();
-  private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly db: Queryable,
     intervalMs = 5_000,
   ) {
-    this.timer = setInterval(() => void this.flush().catch(() => undefined), intervalMs);
-    this.timer.unref();
+    super(intervalMs);
   }
 
   private entry(orgId: string, at: Date): UsageIncrement {
@@ -61,10 +60,5 @@ export class UsageMeter {
       }
       throw error;
     }
-  }
-
-  async close(): Promise<void> {
-    clearInterval(this.timer);
-    await this.flush();
   }
 }

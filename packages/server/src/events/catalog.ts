@@ -22,12 +22,6 @@ const Billing = Type.Object({
 /** Deleted resources are announced by id (and project, where they had one): the row is gone. */
 const Deleted = Type.Object({ id: Type.String(), projectId: Type.Optional(Type.String()) });
 
-/**
- * Resources whose modules are not built yet are described by their id until those modules give
- * their own schema here.
- */
-const Resource = Type.Object({ id: Type.String() }, { additionalProperties: true });
-
 interface EventDefinition {
   description: string;
   data: TSchema;

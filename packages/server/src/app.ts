@@ -64,17 +64,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     );
   });
 
-  await http.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Vigil REST API', version: '1.0.0', description: 'Alerts and analytics, multi-tenant. See docs/api.md.' },
-      servers: [{ url: config.siteUrl }],
-      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'svc_live_<64 hex>' } } },
-      security: [{ apiKey: [] }],
-    },
-  });
-  await http.register(swaggerUi, { routePrefix: '/docs' });
-
   http.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   http.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -85,23 +74,37 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
   });
 
-  await http.register(
-    async (v1) => {
-      v1.get('/openapi.json', { schema: { hide: true } }, async () => http.swagger());
-      await v1.register(async (authenticated) => {
-        requireApiKey(authenticated, {
-          lookupGrant: (hash) => grants.lookup(hash),
-          touchKey: (keyId, at) => lastUsed.touch(keyId, at),
-          countRequest: (orgId, at) => services.usage.meter.countRequest(orgId, at),
-          limiter: deps.limiter,
-          clock,
+  // A worker process serves only the health checks: the REST API is the api role's.
+  if (config.role !== 'worker') {
+    await http.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: 'Vigil REST API', version: '1.0.0', description: 'Alerts and analytics, multi-tenant. See docs/api.md.' },
+        servers: [{ url: config.siteUrl }],
+        components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'svc_live_<64 hex>' } } },
+        security: [{ apiKey: [] }],
+      },
+    });
+    await http.register(swaggerUi, { routePrefix: '/docs' });
+
+    await http.register(
+      async (v1) => {
+        v1.get('/openapi.json', { schema: { hide: true } }, async () => http.swagger());
+        await v1.register(async (authenticated) => {
+          requireApiKey(authenticated, {
+            lookupGrant: (hash) => grants.lookup(hash),
+            touchKey: (keyId, at) => lastUsed.touch(keyId, at),
+            countRequest: (orgId, at) => services.usage.meter.countRequest(orgId, at),
+            limiter: deps.limiter,
+            clock,
+          });
+          installNotFoundHandler(authenticated);
+          await authenticated.register(apiRoutes, { services });
         });
-        installNotFoundHandler(authenticated);
-        await authenticated.register(apiRoutes, { services });
-      });
-    },
-    { prefix: '/api/v1' },
-  );
+      },
+      { prefix: '/api/v1' },
+    );
+  }
 
   return {
     http,

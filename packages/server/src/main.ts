@@ -9,7 +9,9 @@ export async function serve(): Promise<void> {
   const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
   process.stdout.write(
     [
-      `Vigil is listening on ${server.url} (REST API at ${server.url}/api/v1, reference at ${server.url}/docs)`,
+      config.role === 'worker'
+        ? `Vigil worker running (webhook deliveries, data jobs); health checks at ${server.url}/healthz`
+        : `Vigil is listening on ${server.url} (REST API at ${server.url}/api/v1, reference at ${server.url}/docs)`,
       `Database: ${database}`,
       `Create your first organization and API key with:`,
       `  npx vigil org create --name "Acme" --plan business --admin-email you@example.com`,

@@ -198,3 +198,23 @@ describe('a server process on the embedded database', () => {
     }
   });
 });
+
+describe('a process in the worker role', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { config: { role: 'worker' } });
+  });
+  afterAll(() => t.close());
+
+  it('answers health checks but serves no REST API, reference or OpenAPI document', async () => {
+    const org = await t.createOrg('business');
+    expect((await t.request('GET', '/healthz')).status).toBe(200);
+    expect((await t.request('GET', '/readyz')).status).toBe(200);
+    const api = await t.request('GET', 'projects', { apiKey: org.apiKey });
+    expect(api.status).toBe(404);
+    expect(api.body).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await t.request('GET', '/api/v1/openapi.json')).status).toBe(404);
+    expect((await t.request('GET', '/docs')).status).toBe(404);
+  });
+});

@@ -1,3 +1,4 @@
+import { readSnapshot } from '../../db/snapshot.js';
 import type { ServiceContext } from '../../platform/context.js';
 import { conflict, found, invalid, notFound } from '../../platform/errors.js';
 import { type Page, pageWindow, toPage } from '../../platform/pagination.js';
@@ -18,12 +19,14 @@ export class DeliveryService {
     await this.webhook(orgId, webhookId);
     const window = pageWindow(query);
     const filters = { status: query.status, event: query.event };
-    return toPage(await listDeliveries(this.ctx.db, orgId, webhookId, filters, window, this.ctx.clock.now()), window);
+    const now = this.ctx.clock.now();
+    return toPage(await readSnapshot(this.ctx.db, (tx) => listDeliveries(tx, orgId, webhookId, filters, window, now)), window);
   }
 
   async get(orgId: string, webhookId: string, id: string): Promise<Delivery> {
     await this.webhook(orgId, webhookId);
-    return found(await findDelivery(this.ctx.db, orgId, webhookId, id, this.ctx.clock.now()), 'delivery');
+    const now = this.ctx.clock.now();
+    return found(await readSnapshot(this.ctx.db, (tx) => findDelivery(tx, orgId, webhookId, id, now)), 'delivery');
   }
 
   /** A new attempt now, whatever the delivery's state; its result is in the delivery's attempts. */

@@ -50,14 +50,17 @@ function nextAttemptAt(row: DeliveryRow, now: Date): string | null {
   return row.next_attempt_at.toISOString();
 }
 
-/** Deliveries with their events and attempts, read in two more queries for the whole list. */
+/** Deliveries with their events and attempts, read in two more queries for the whole list (callers read in one snapshot). */
 async function withDetails(db: Queryable, rows: DeliveryRow[], now: Date): Promise<Delivery[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
-  const [events, attempts] = await Promise.all([
-    db.query<EventRow>(`SELECT id, data, created_at FROM events WHERE id = ANY ($1::text[])`, [rows.map((row) => row.event_id)]),
-    db.query<AttemptRow>(`SELECT * FROM webhook_attempts WHERE delivery_id = ANY ($1::text[]) ORDER BY delivery_id, number`, [ids]),
+  const events = await db.query<EventRow>(`SELECT id, data, created_at FROM events WHERE id = ANY ($1::text[])`, [
+    rows.map((row) => row.event_id),
   ]);
+  const attempts = await db.query<AttemptRow>(
+    `SELECT * FROM webhook_attempts WHERE delivery_id = ANY ($1::text[]) ORDER BY delivery_id, number`,
+    [ids],
+  );
   const eventById = new Map(events.map((event) => [event.id, event]));
   const attemptsOf = new Map<string, Attempt[]>(ids.map((id) => [id, []]));
   for (const attempt of attempts) attemptsOf.get(attempt.delivery_id)?.push(toAttempt(attempt));

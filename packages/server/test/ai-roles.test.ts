@@ -46,7 +46,7 @@ describe.runIf(postgresUrl)('AI questions as a PostgreSQL user that is not a sup
     db = await connectDb({ databaseUrl: url.toString(), searchPath: schema, poolSize: 3 });
     await migrate(db);
     fake = await startFakeLlm();
-    app = await buildApp({ config: testConfig(aiConfigFor(fake)), db, clock: systemClock, limiter: new RateLimiter(new MemoryCounterStore()) });
+    app = await buildApp({ config: testConfig({ ...aiConfigFor(fake), logLevel: 'silent' }), db, clock: systemClock, limiter: new RateLimiter(new MemoryCounterStore()) });
     baseUrl = await app.http.listen({ port: 0, host: '127.0.0.1' });
     const created = await app.services.organizations.create({ name: 'Acme', plan: 'business', adminEmail: 'a@example.com' });
     apiKey = created.apiKey;

@@ -1,4 +1,4 @@
-import { StringEnum } from '../platform/route-schemas.js';
+import { NullableString, StringEnum } from '../platform/route-schemas.js';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Alert } from '../modules/alerts/schema.js';
 import { ApiKey } from '../modules/api-keys/schema.js';
@@ -16,7 +16,7 @@ const Billing = Type.Object({
   orgId: Type.String(),
   plan: PlanEnum,
   previousPlan: Type.Union([PlanEnum, Type.Null()]),
-  reason: Type.Union([Type.String(), Type.Null()]),
+  reason: NullableString(),
 });
 
 /** Deleted resources are announced by id (and project, where they had one): the row is gone. */

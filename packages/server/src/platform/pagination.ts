@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { NullableString } from './route-schemas.js';
 import { invalid } from './errors.js';
 
 export const PageQuery = Type.Object({
@@ -10,7 +11,7 @@ export type PageQuery = Static<typeof PageQuery>;
 export const ListMeta = Type.Object({
   limit: Type.Integer(),
   hasMore: Type.Boolean(),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
+  nextCursor: NullableString(),
 });
 
 export const listOf = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), meta: ListMeta });

@@ -1,4 +1,4 @@
-import { StringEnum } from '../../platform/route-schemas.js';
+import { NullableString, NullableTimestamp, StringEnum } from '../../platform/route-schemas.js';
 import { Type, type Static } from '@sinclair/typebox';
 
 export const severities = ['critical', 'high', 'medium', 'low', 'info'] as const;
@@ -7,8 +7,7 @@ export type Severity = (typeof severities)[number];
 export type AlertStatus = (typeof statuses)[number];
 
 const Timestamp = Type.String({ format: 'date-time' });
-const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
-const NullableText = Type.Union([Type.String(), Type.Null()]);
+const NullableText = NullableString();
 const OptionalText = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()]));
 export const SeverityEnum = StringEnum(severities);
 export const StatusEnum = StringEnum(statuses);

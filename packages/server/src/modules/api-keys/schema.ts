@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { NullableString, NullableTimestamp } from '../../platform/route-schemas.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
-const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 /** An API key as it may be shown after creation: never the key itself, never its hash. */
 export const ApiKey = Type.Object(
@@ -9,7 +9,7 @@ export const ApiKey = Type.Object(
     id: Type.String(),
     name: Type.String(),
     prefix: Type.String({ description: 'The first characters of the key, to recognise it by.' }),
-    createdBy: Type.Union([Type.String(), Type.Null()]),
+    createdBy: NullableString(),
     createdAt: Timestamp,
     expiresAt: NullableTimestamp,
     lastUsedAt: NullableTimestamp,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum } from '../../platform/route-schemas.js';
+import { NullableString, NullableTimestamp, StringEnum } from '../../platform/route-schemas.js';
 
 export const dbTypes = ['postgresql', 'mysql'] as const;
 export type DbType = (typeof dbTypes)[number];
@@ -21,8 +21,8 @@ export const Connection = Type.Object({
   username: Type.String(),
   sslMode: StringEnum(sslModes),
   status: StringEnum(connectionStatuses),
-  lastError: Type.Union([Type.String(), Type.Null()]),
-  lastCheckedAt: Type.Union([Timestamp, Type.Null()]),
+  lastError: NullableString(),
+  lastCheckedAt: NullableTimestamp,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

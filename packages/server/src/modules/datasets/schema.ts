@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { columnTypes } from '../../data/column-types.js';
 import { PageQuery } from '../../platform/pagination.js';
-import { StringEnum } from '../../platform/route-schemas.js';
+import { NullableString, StringEnum } from '../../platform/route-schemas.js';
 
 export const datasetStatuses = ['importing', 'ready', 'failed'] as const;
 export type DatasetStatus = (typeof datasetStatuses)[number];
@@ -23,11 +23,11 @@ export const Dataset = Type.Object({
   tableName: Type.String({ description: "The table in the project's schema that holds the rows." }),
   status: StringEnum(datasetStatuses),
   source: StringEnum(datasetSources),
-  connectionId: Type.Union([Type.String(), Type.Null()]),
+  connectionId: NullableString(),
   rowCount: Type.Integer(),
   columns: Type.Array(DatasetColumnSchema),
   sizeBytes: Type.Integer(),
-  error: Type.Union([Type.String(), Type.Null()]),
+  error: NullableString(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -49,5 +49,5 @@ export type UploadQuery = Static<typeof UploadQuery>;
 
 export const RowsPage = Type.Object({
   data: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Rows in file order, keyed by column name.' }),
-  meta: Type.Object({ limit: Type.Integer(), hasMore: Type.Boolean(), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+  meta: Type.Object({ limit: Type.Integer(), hasMore: Type.Boolean(), nextCursor: NullableString() }),
 });

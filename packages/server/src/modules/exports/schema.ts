@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { exportFormats } from '../../data/export-writers.js';
-import { StringEnum } from '../../platform/route-schemas.js';
+import { NullableString, NullableTimestamp, StringEnum } from '../../platform/route-schemas.js';
 import { SeverityEnum } from '../alerts/schema.js';
 
 export const exportResources = ['alerts', 'history', 'dataset'] as const;
@@ -9,7 +9,6 @@ export const exportStatuses = ['pending', 'running', 'completed', 'failed'] as c
 export type ExportStatus = (typeof exportStatuses)[number];
 
 const Timestamp = Type.String({ format: 'date-time' });
-const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 export const ExportFilters = Type.Object(
   {
@@ -26,12 +25,12 @@ export const Export = Type.Object({
   id: Type.String({ examples: ['exp_01jd3v7f3ygc0x6m8pj6kq2e9r'] }),
   resource: StringEnum(exportResources),
   format: StringEnum(exportFormats),
-  projectId: Type.Union([Type.String(), Type.Null()]),
-  datasetId: Type.Union([Type.String(), Type.Null()]),
+  projectId: NullableString(),
+  datasetId: NullableString(),
   filters: ExportFilters,
   status: StringEnum(exportStatuses),
-  error: Type.Union([Type.String(), Type.Null()]),
-  fileName: Type.Union([Type.String(), Type.Null()]),
+  error: NullableString(),
+  fileName: NullableString(),
   sizeBytes: Type.Union([Type.Integer(), Type.Null()]),
   rowCount: Type.Union([Type.Integer(), Type.Null()]),
   createdAt: Timestamp,

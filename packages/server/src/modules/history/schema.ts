@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum } from '../../platform/route-schemas.js';
+import { NullableString, StringEnum } from '../../platform/route-schemas.js';
 
 export const queryStatuses = ['completed', 'incomplete'] as const;
 export type QueryStatus = (typeof queryStatuses)[number];
 
-const NullableText = Type.Union([Type.String(), Type.Null()]);
+const NullableText = NullableString();
 
 export const ResultRows = Type.Array(Type.Record(Type.String(), Type.Unknown()), {
   description: 'Up to 100 rows of the last statement that ran, one object per row keyed by column name.',

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { NullableString } from '../../platform/route-schemas.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const OptionalText = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()]));
@@ -7,8 +8,8 @@ export const Project = Type.Object(
   {
     id: Type.String({ examples: ['proj_01jd3v7f3ygc0x6m8pj6kq2e9r'] }),
     name: Type.String(),
-    area: Type.Union([Type.String(), Type.Null()]),
-    description: Type.Union([Type.String(), Type.Null()]),
+    area: NullableString(),
+    description: NullableString(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },

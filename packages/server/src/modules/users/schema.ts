@@ -1,4 +1,4 @@
-import { StringEnum } from '../../platform/route-schemas.js';
+import { NullableString, StringEnum } from '../../platform/route-schemas.js';
 import { Type, type Static } from '@sinclair/typebox';
 
 export const roles = ['admin', 'member', 'viewer'] as const;
@@ -13,7 +13,7 @@ export const User = Type.Object(
   {
     id: Type.String({ examples: ['usr_01jd3v7f3ygc0x6m8pj6kq2e9r'] }),
     email: Type.String(),
-    name: Type.Union([Type.String(), Type.Null()]),
+    name: NullableString(),
     role: RoleEnum,
     status: StringEnum(userStatuses),
     createdAt: Timestamp,

@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum } from '../../platform/route-schemas.js';
+import { NullableTimestamp, StringEnum } from '../../platform/route-schemas.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
-const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 /** A webhook as the API and the webhook.* events show it: never its secret. */
 export const Webhook = Type.Object({

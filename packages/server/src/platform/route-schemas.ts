@@ -28,4 +28,8 @@ export const StringEnum = <const T extends readonly string[]>(values: T, options
 export const NullableString = (options: { format?: string; description?: string } = {}) =>
   Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
 
+export const Timestamp = Type.String({ format: 'date-time' });
 export const NullableTimestamp = NullableString({ format: 'date-time' });
+
+/** An optional input text that may also be sent as null to clear it. */
+export const OptionalText = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()]));

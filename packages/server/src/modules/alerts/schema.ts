@@ -1,4 +1,4 @@
-import { NullableString, NullableTimestamp, StringEnum } from '../../platform/route-schemas.js';
+import { NullableString, NullableTimestamp, OptionalText, StringEnum, Timestamp } from '../../platform/route-schemas.js';
 import { Type, type Static } from '@sinclair/typebox';
 
 export const severities = ['critical', 'high', 'medium', 'low', 'info'] as const;
@@ -6,9 +6,7 @@ export const statuses = ['active', 'acknowledged', 'resolved'] as const;
 export type Severity = (typeof severities)[number];
 export type AlertStatus = (typeof statuses)[number];
 
-const Timestamp = Type.String({ format: 'date-time' });
 const NullableText = NullableString();
-const OptionalText = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()]));
 export const SeverityEnum = StringEnum(severities);
 export const StatusEnum = StringEnum(statuses);
 

@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { NullableString, NullableTimestamp } from '../../platform/route-schemas.js';
+import { NullableString, NullableTimestamp, Timestamp } from '../../platform/route-schemas.js';
 
-const Timestamp = Type.String({ format: 'date-time' });
 
 /** An API key as it may be shown after creation: never the key itself, never its hash. */
 export const ApiKey = Type.Object(

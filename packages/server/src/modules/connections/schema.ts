@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { NullableString, NullableTimestamp, StringEnum } from '../../platform/route-schemas.js';
+import { NullableString, NullableTimestamp, StringEnum, Timestamp } from '../../platform/route-schemas.js';
 
 export const dbTypes = ['postgresql', 'mysql'] as const;
 export type DbType = (typeof dbTypes)[number];
@@ -8,7 +8,6 @@ export type SslMode = (typeof sslModes)[number];
 export const connectionStatuses = ['pending', 'connected', 'error'] as const;
 export type ConnectionStatus = (typeof connectionStatuses)[number];
 
-const Timestamp = Type.String({ format: 'date-time' });
 
 /** A connection as the API shows it: never the password. */
 export const Connection = Type.Object({

@@ -1,14 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { columnTypes } from '../../data/column-types.js';
 import { PageQuery } from '../../platform/pagination.js';
-import { NullableString, StringEnum } from '../../platform/route-schemas.js';
+import { NullableString, StringEnum, Timestamp } from '../../platform/route-schemas.js';
 
 export const datasetStatuses = ['importing', 'ready', 'failed'] as const;
 export type DatasetStatus = (typeof datasetStatuses)[number];
 export const datasetSources = ['upload', 'connection'] as const;
 export type DatasetSource = (typeof datasetSources)[number];
 
-const Timestamp = Type.String({ format: 'date-time' });
 
 export const DatasetColumnSchema = Type.Object({
   name: Type.String({ description: 'The column in the dataset table: a lowercase SQL identifier.' }),

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { exportFormats } from '../../data/export-writers.js';
-import { NullableString, NullableTimestamp, StringEnum } from '../../platform/route-schemas.js';
+import { NullableString, NullableTimestamp, StringEnum, Timestamp } from '../../platform/route-schemas.js';
 import { SeverityEnum } from '../alerts/schema.js';
 
 export const exportResources = ['alerts', 'history', 'dataset'] as const;
@@ -8,7 +8,6 @@ export type ExportResource = (typeof exportResources)[number];
 export const exportStatuses = ['pending', 'running', 'completed', 'failed'] as const;
 export type ExportStatus = (typeof exportStatuses)[number];
 
-const Timestamp = Type.String({ format: 'date-time' });
 
 export const ExportFilters = Type.Object(
   {

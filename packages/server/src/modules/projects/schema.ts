@@ -1,8 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { NullableString } from '../../platform/route-schemas.js';
-
-const Timestamp = Type.String({ format: 'date-time' });
-const OptionalText = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()]));
+import { NullableString, OptionalText, Timestamp } from '../../platform/route-schemas.js';
 
 export const Project = Type.Object(
   {

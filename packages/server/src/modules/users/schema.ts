@@ -1,4 +1,4 @@
-import { NullableString, StringEnum } from '../../platform/route-schemas.js';
+import { NullableString, StringEnum, Timestamp } from '../../platform/route-schemas.js';
 import { Type, type Static } from '@sinclair/typebox';
 
 export const roles = ['admin', 'member', 'viewer'] as const;
@@ -6,7 +6,6 @@ export const userStatuses = ['invited', 'active', 'deactivated'] as const;
 export type Role = (typeof roles)[number];
 export type UserStatus = (typeof userStatuses)[number];
 
-const Timestamp = Type.String({ format: 'date-time' });
 const RoleEnum = StringEnum(roles);
 
 export const User = Type.Object(

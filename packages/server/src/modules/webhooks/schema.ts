@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { NullableTimestamp, StringEnum } from '../../platform/route-schemas.js';
+import { NullableTimestamp, StringEnum, Timestamp } from '../../platform/route-schemas.js';
 
-const Timestamp = Type.String({ format: 'date-time' });
 
 /** A webhook as the API and the webhook.* events show it: never its secret. */
 export const Webhook = Type.Object({

@@ -10,6 +10,7 @@ import { requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
 import { answerUnroutable, installErrorHandler, installNotFoundHandler } from './platform/http-errors.js';
+import { idempotentPosts } from './platform/idempotency.js';
 import { newId } from './platform/ids.js';
 import { loggerOptions } from './platform/logger.js';
 import type { RateLimiter } from './platform/rate-limit.js';
@@ -101,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
             limiter: deps.limiter,
             clock,
           });
+          idempotentPosts(authenticated, { db, clock });
           installNotFoundHandler(authenticated);
           await authenticated.register(apiRoutes, { services });
         });

@@ -6,12 +6,18 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Accepts connections again on the same port. */
   restore(): Promise<void>;
+  /**
+   * The next answer the target starts to send is thrown away and that connection cut: the server has
+   * done the work, the client sees its connection fail (a response lost on the way back).
+   */
+  loseNextResponse(): void;
   close(): Promise<void>;
 }
 
 /** Forwards a local port to `target`, so a test can take a real server away and bring it back. */
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  let losing = false;
   const server = net.createServer((client) => {
     const upstream = net.connect(target);
     for (const socket of [client, upstream]) {
@@ -19,7 +25,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => undefined);
     }
-    client.pipe(upstream).pipe(client);
+    client.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => {
+      if (losing) {
+        losing = false;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      client.write(chunk);
+    });
+    upstream.on('end', () => client.end());
   });
   const listen = (port: number) => new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
   await listen(0);
@@ -28,5 +44,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     for (const socket of sockets) socket.destroy();
     if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
   };
-  return { port, cut: stop, restore: () => listen(port), close: stop };
+  return {
+    port,
+    cut: stop,
+    restore: () => listen(port),
+    loseNextResponse: () => {
+      losing = true;
+    },
+    close: stop,
+  };
 }

@@ -1,0 +1,28 @@
+import type { components as eventComponents } from './generated/events.js';
+import type { DataOf, Operation } from './operations.js';
+
+export type Project = DataOf<Operation<'/api/v1/projects/{id}', 'get'>>;
+export type Alert = DataOf<Operation<'/api/v1/alerts/{id}', 'get'>>;
+export type User = DataOf<Operation<'/api/v1/users/{id}', 'get'>>;
+/** An invited user; `inviteUrl` is where they set a password (shown once). */
+export type InvitedUser = DataOf<Operation<'/api/v1/users', 'post'>>;
+export type Webhook = DataOf<Operation<'/api/v1/webhooks/{id}', 'get'>>;
+/** A webhook as created or rotated: with its `secret`, which is never shown again. */
+export type WebhookWithSecret = DataOf<Operation<'/api/v1/webhooks', 'post'>>;
+export type WebhookDelivery = DataOf<Operation<'/api/v1/webhooks/{id}/deliveries/{deliveryId}', 'get'>>;
+export type WebhookRecovery = DataOf<Operation<'/api/v1/webhooks/{id}/recover', 'post'>>;
+export type Dataset = DataOf<Operation<'/api/v1/datasets/{id}', 'get'>>;
+export type DatasetRow = DataOf<Operation<'/api/v1/datasets/{id}/rows', 'get'>>;
+export type Connection = DataOf<Operation<'/api/v1/connections/{id}', 'get'>>;
+export type ChatAnswer = DataOf<Operation<'/api/v1/chat', 'post'>>;
+export type HistoryEntry = DataOf<Operation<'/api/v1/history/{id}', 'get'>>;
+export type Usage = DataOf<Operation<'/api/v1/usage', 'get'>>;
+export type Export = DataOf<Operation<'/api/v1/exports/{id}', 'get'>>;
+
+type EventData = eventComponents['schemas'];
+/** The name of each of the 30 webhook events. */
+export type WebhookEventName = keyof EventData;
+/** A webhook delivery's body, typed by its `event`. */
+export type WebhookEvent = {
+  [Name in WebhookEventName]: { event: Name; orgId: string; timestamp: string; data: EventData[Name] };
+}[WebhookEventName];

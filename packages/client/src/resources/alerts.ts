@@ -1,0 +1,44 @@
+import type { RequestOptions } from '../client.js';
+import type { Alert } from '../models.js';
+import type { BodyOf, FiltersOf, Operation } from '../operations.js';
+import type { PagePromise } from '../pagination.js';
+import { APIResource, segment } from '../resource.js';
+
+export type AlertCreateParams = BodyOf<Operation<'/api/v1/alerts', 'post'>>;
+export type AlertUpdateParams = BodyOf<Operation<'/api/v1/alerts/{id}', 'patch'>>;
+export type AlertListParams = FiltersOf<Operation<'/api/v1/alerts', 'get'>>;
+
+export class Alerts extends APIResource {
+  list(params?: AlertListParams, options?: RequestOptions): PagePromise<Alert> {
+    return this.page('/alerts', params, options);
+  }
+
+  create(params: AlertCreateParams, options?: RequestOptions): Promise<Alert> {
+    return this.data({ method: 'POST', path: '/alerts', body: params, options });
+  }
+
+  retrieve(id: string, options?: RequestOptions): Promise<Alert> {
+    return this.data({ method: 'GET', path: `/alerts/${segment(id)}`, options });
+  }
+
+  update(id: string, params: AlertUpdateParams, options?: RequestOptions): Promise<Alert> {
+    return this.data({ method: 'PATCH', path: `/alerts/${segment(id)}`, body: params, options });
+  }
+
+  delete(id: string, options?: RequestOptions): Promise<void> {
+    return this.noContent({ method: 'DELETE', path: `/alerts/${segment(id)}`, options });
+  }
+
+  acknowledge(id: string, options?: RequestOptions): Promise<Alert> {
+    return this.data({ method: 'POST', path: `/alerts/${segment(id)}/acknowledge`, options });
+  }
+
+  /** Assigns the alert to an active user of the organization. */
+  assign(id: string, userId: string, options?: RequestOptions): Promise<Alert> {
+    return this.data({ method: 'POST', path: `/alerts/${segment(id)}/assign`, body: { userId }, options });
+  }
+
+  resolve(id: string, options?: RequestOptions): Promise<Alert> {
+    return this.data({ method: 'POST', path: `/alerts/${segment(id)}/resolve`, options });
+  }
+}

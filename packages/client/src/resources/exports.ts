@@ -1,0 +1,31 @@
+import type { RequestOptions } from '../client.js';
+import type { Export } from '../models.js';
+import type { BodyOf, FiltersOf, Operation } from '../operations.js';
+import type { PagePromise } from '../pagination.js';
+import { APIResource, segment } from '../resource.js';
+
+export type ExportCreateParams = BodyOf<Operation<'/api/v1/exports', 'post'>>;
+export type ExportListParams = FiltersOf<Operation<'/api/v1/exports', 'get'>>;
+
+export class Exports extends APIResource {
+  list(params?: ExportListParams, options?: RequestOptions): PagePromise<Export> {
+    return this.page('/exports', params, options);
+  }
+
+  /** Starts an export; it is `pending` until `retrieve` shows it `completed` (or `failed`). */
+  create(params: ExportCreateParams, options?: RequestOptions): Promise<Export> {
+    return this.data({ method: 'POST', path: '/exports', body: params, options });
+  }
+
+  retrieve(id: string, options?: RequestOptions): Promise<Export> {
+    return this.data({ method: 'GET', path: `/exports/${segment(id)}`, options });
+  }
+
+  /** The file of a completed export, as a stream of bytes (never held in memory by the client). */
+  download(id: string, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
+    return this.client.request({ method: 'GET', path: `/exports/${segment(id)}/download`, options }, async (response) => {
+      if (!response.body) return new Blob([]).stream();
+      return response.body;
+    });
+  }
+}

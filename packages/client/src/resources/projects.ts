@@ -1,0 +1,31 @@
+import type { RequestOptions } from '../client.js';
+import type { Project } from '../models.js';
+import type { BodyOf, FiltersOf, Operation } from '../operations.js';
+import type { PagePromise } from '../pagination.js';
+import { APIResource, segment } from '../resource.js';
+
+export type ProjectCreateParams = BodyOf<Operation<'/api/v1/projects', 'post'>>;
+export type ProjectUpdateParams = BodyOf<Operation<'/api/v1/projects/{id}', 'patch'>>;
+export type ProjectListParams = FiltersOf<Operation<'/api/v1/projects', 'get'>>;
+
+export class Projects extends APIResource {
+  list(params?: ProjectListParams, options?: RequestOptions): PagePromise<Project> {
+    return this.page('/projects', params, options);
+  }
+
+  create(params: ProjectCreateParams, options?: RequestOptions): Promise<Project> {
+    return this.data({ method: 'POST', path: '/projects', body: params, options });
+  }
+
+  retrieve(id: string, options?: RequestOptions): Promise<Project> {
+    return this.data({ method: 'GET', path: `/projects/${segment(id)}`, options });
+  }
+
+  update(id: string, params: ProjectUpdateParams, options?: RequestOptions): Promise<Project> {
+    return this.data({ method: 'PATCH', path: `/projects/${segment(id)}`, body: params, options });
+  }
+
+  delete(id: string, options?: RequestOptions): Promise<void> {
+    return this.noContent({ method: 'DELETE', path: `/projects/${segment(id)}`, options });
+  }
+}

@@ -1,0 +1,192 @@
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../server/test/support/webhooks/wait.js';
+import { postgresUrl } from '../../server/test/support/databases.js';
+import { type Alert, Vigil, verifyWebhook, type WebhookEvent, WebhookVerificationError } from '../src/index.js';
+import { startClientTestServer, type ClientTestServer } from './support/server.js';
+
+/** Every namespace against a real server on loopback, the way a user calls it. */
+describe('every namespace of the client against a real server', () => {
+  let server: ClientTestServer;
+  let vigil: Vigil;
+  let projectId: string;
+
+  beforeAll(async () => {
+    server = await startClientTestServer();
+    vigil = new Vigil({ apiKey: server.org.apiKey, baseUrl: server.baseUrl });
+    projectId = (await vigil.projects.create({ name: 'Checkout' })).id;
+  });
+  afterAll(() => server.close());
+
+  it('projects: create, retrieve, update, list, delete', async () => {
+    const project = await vigil.projects.create({ name: 'Temporary', description: 'to be deleted' });
+    expect(project).toMatchObject({ id: expect.stringMatching(/^proj_/), name: 'Temporary', description: 'to be deleted' });
+    expect(await vigil.projects.retrieve(project.id)).toEqual(project);
+    expect((await vigil.projects.update(project.id, { area: 'payments' })).area).toBe('payments');
+    expect((await vigil.projects.list()).data.map((p) => p.id)).toContain(project.id);
+    await vigil.projects.delete(project.id);
+    await expect(vigil.projects.retrieve(project.id)).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+  });
+
+  it('alerts: create, list with filters, retrieve, update, acknowledge, assign, resolve, delete', async () => {
+    const admin = server.org.adminUserId!;
+    const alert = await vigil.alerts.create({ title: 'p99 above 800 ms', severity: 'high', projectId });
+    expect(alert).toMatchObject({ status: 'active', severity: 'high', projectId });
+    const active = await vigil.alerts.list({ status: 'active', projectId });
+    expect(active.data.map((a) => a.id)).toContain(alert.id);
+    expect((await vigil.alerts.update(alert.id, { severity: 'critical' })).severity).toBe('critical');
+    expect((await vigil.alerts.acknowledge(alert.id)).status).toBe('acknowledged');
+    expect((await vigil.alerts.assign(alert.id, admin)).assigneeId).toBe(admin);
+    const resolved = await vigil.alerts.resolve(alert.id);
+    expect(resolved).toMatchObject({ status: 'resolved', resolvedAt: expect.any(String) });
+    expect(await vigil.alerts.retrieve(alert.id)).toEqual(resolved);
+    await vigil.alerts.delete(alert.id);
+    expect((await vigil.alerts.list({ projectId })).data.map((a) => a.id)).not.toContain(alert.id);
+  });
+
+  it('users: invite, list, retrieve, update, deactivate, activate', async () => {
+    const invited = await vigil.users.invite({ email: 'new.person@example.com', role: 'member' });
+    expect(invited).toMatchObject({ email: 'new.person@example.com', status: 'invited', role: 'member' });
+    expect((await vigil.users.list({ status: 'invited' })).data.map((u) => u.id)).toContain(invited.id);
+    expect((await vigil.users.update(invited.id, { role: 'viewer' })).role).toBe('viewer');
+    expect((await vigil.users.activate(invited.id)).status).toBe('active');
+    expect((await vigil.users.deactivate(invited.id)).status).toBe('deactivated');
+    expect((await vigil.users.retrieve(invited.id)).status).toBe('deactivated');
+  });
+
+  it('datasets: upload from a string, a Blob, a web stream and a Node stream; list, retrieve, rows, delete', async () => {
+    const csv = 'host,cpu\nweb-1,93\nweb-2,41\nweb-3,77\n';
+    const fromString = await vigil.datasets.upload(projectId, csv, { name: 'from-string' });
+    expect(fromString).toMatchObject({ status: 'ready', rowCount: 3, name: 'from-string' });
+    const fromBlob = await vigil.datasets.upload(projectId, new Blob([csv], { type: 'text/csv' }), { name: 'from-blob' });
+    expect(fromBlob.rowCount).toBe(3);
+    const fromWebStream = await vigil.datasets.upload(projectId, new Blob([csv]).stream(), { name: 'from-web-stream' });
+    expect(fromWebStream.rowCount).toBe(3);
+    const fromNodeStream = await vigil.datasets.upload(projectId, Readable.from(['host,cpu\n', 'db-1,12\n']), { name: 'from-node-stream' });
+    expect(fromNodeStream.rowCount).toBe(1);
+
+    expect((await vigil.datasets.list({ projectId })).data.map((d) => d.name)).toEqual(
+      expect.arrayContaining(['from-string', 'from-blob', 'from-web-stream', 'from-node-stream']),
+    );
+    expect((await vigil.datasets.retrieve(fromString.id)).columns.map((c) => c.name)).toEqual(['host', 'cpu']);
+    const firstPage = await vigil.datasets.rows(fromString.id, { limit: 2 });
+    expect(firstPage.data).toEqual([
+      { host: 'web-1', cpu: 93 },
+      { host: 'web-2', cpu: 41 },
+    ]);
+    const hosts: unknown[] = [];
+    for await (const row of vigil.datasets.rows(fromString.id, { limit: 2 })) hosts.push(row.host);
+    expect(hosts).toEqual(['web-1', 'web-2', 'web-3']);
+    await vigil.datasets.delete(fromBlob.id);
+    await expect(vigil.datasets.retrieve(fromBlob.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('connections: create, retrieve, update, list, test, delete; an unreachable database is reported, not thrown', async () => {
+    const connection = await vigil.connections.create({
+      name: 'Nowhere',
+      dbType: 'postgresql',
+      host: '127.0.0.1',
+      port: 1,
+      database: 'shop',
+      username: 'reader',
+      password: 'secret',
+      sslMode: 'disable',
+    });
+    expect(connection).toMatchObject({ status: 'pending', name: 'Nowhere' });
+    expect(connection).not.toHaveProperty('password');
+    const tested = await vigil.connections.test(connection.id);
+    expect(tested).toMatchObject({ status: 'error', lastError: expect.any(String) });
+    expect((await vigil.connections.update(connection.id, { name: 'Still nowhere' })).name).toBe('Still nowhere');
+    expect((await vigil.connections.retrieve(connection.id)).name).toBe('Still nowhere');
+    expect((await vigil.connections.list()).data.map((c) => c.id)).toContain(connection.id);
+    await vigil.connections.delete(connection.id);
+  });
+
+  it.runIf(postgresUrl)('connections: import from a real PostgreSQL makes a dataset', async () => {
+    const url = new URL(postgresUrl!);
+    const connection = await vigil.connections.create({
+      name: 'Test database',
+      dbType: 'postgresql',
+      host: url.hostname,
+      port: Number(url.port || 5432),
+      database: url.pathname.slice(1),
+      username: url.username || 'postgres',
+      password: url.password || 'unused',
+      sslMode: 'disable',
+    });
+    const importing = await vigil.connections.import(connection.id, { projectId, query: 'SELECT 1 AS one, 2 AS two', name: 'imported' });
+    expect(importing.status).toBe('importing');
+    const ready = await waitFor(() => vigil.datasets.retrieve(importing.id), (d) => d.status !== 'importing', 'the import');
+    expect(ready).toMatchObject({ status: 'ready', rowCount: 1 });
+  });
+
+  it('chat, history and usage', async () => {
+    server.fake.script({ content: 'Three hosts reported.' });
+    const answer = await vigil.chat.ask({ message: 'How many hosts?', projectId });
+    expect(answer).toMatchObject({ answer: 'Three hosts reported.', projectId, queryId: expect.stringMatching(/^qry_/) });
+    const entry = await vigil.history.retrieve(answer.queryId);
+    expect(entry).toMatchObject({ id: answer.queryId, question: 'How many hosts?' });
+    expect((await vigil.history.list({ projectId })).data.map((h) => h.id)).toContain(answer.queryId);
+    await vigil.history.delete(answer.queryId);
+    await expect(vigil.history.retrieve(answer.queryId)).rejects.toMatchObject({ status: 404 });
+
+    const usage = await vigil.usage.retrieve();
+    expect(usage).toMatchObject({ orgId: server.org.orgId, plan: 'business' });
+    expect(usage.totals.aiQuestions).toBeGreaterThanOrEqual(1);
+  });
+
+  it('exports: create, retrieve until completed, list, download as a stream', async () => {
+    await vigil.alerts.create({ title: 'Exported alert', severity: 'low', projectId });
+    const started = await vigil.exports.create({ resource: 'alerts', format: 'csv', projectId });
+    expect(started.status).toBe('pending');
+    const done = await waitFor(() => vigil.exports.retrieve(started.id), (e) => e.status === 'completed' || e.status === 'failed', 'the export');
+    expect(done.status).toBe('completed');
+    expect((await vigil.exports.list()).data.map((e) => e.id)).toContain(started.id);
+    const stream = await vigil.exports.download(started.id);
+    expect(stream).toBeInstanceOf(ReadableStream);
+    const text = await new Response(stream).text();
+    expect(text).toContain('Exported alert');
+  });
+
+  it('webhooks: create, update, rotate the secret, deliveries list/retrieve/retry, recover, delete; real deliveries verify', async () => {
+    const hook = await vigil.webhooks.create({ name: 'Pager', url: server.receiver.url('/client-hook'), events: ['alert.created'] });
+    expect(hook.secret).toMatch(/^whsec_/);
+    expect((await vigil.webhooks.retrieve(hook.id))).not.toHaveProperty('secret');
+    expect((await vigil.webhooks.update(hook.id, { name: 'Pager duty' })).name).toBe('Pager duty');
+    expect((await vigil.webhooks.list()).data.map((w) => w.id)).toContain(hook.id);
+
+    const alert = await vigil.alerts.create({ title: 'Signed and delivered', severity: 'medium', projectId });
+    const delivered = await waitFor(() => server.receiver.received('/client-hook'), (r) => r.length === 1, 'the first delivery');
+    const event: WebhookEvent = await verifyWebhook(delivered[0].body, delivered[0].headers, hook.secret);
+    expect(event.event).toBe('alert.created');
+    if (event.event === 'alert.created') {
+      const created: Alert = event.data;
+      expect(created.id).toBe(alert.id);
+    }
+    // The X-Service-Signature alone verifies too.
+    const { 'webhook-signature': _dropped, ...legacyHeaders } = delivered[0].headers;
+    expect((await vigil.webhooks.verify(delivered[0].body, legacyHeaders, hook.secret)).event).toBe('alert.created');
+    await expect(verifyWebhook(delivered[0].body.replace('Signed', 'Forged'), delivered[0].headers, hook.secret)).rejects.toThrow(
+      WebhookVerificationError,
+    );
+
+    const rotated = await vigil.webhooks.rotateSecret(hook.id);
+    expect(rotated.secret).not.toBe(hook.secret);
+    await vigil.alerts.create({ title: 'During the rotation', severity: 'low', projectId });
+    const both = await waitFor(() => server.receiver.received('/client-hook'), (r) => r.length === 2, 'the delivery after rotation');
+    expect((await verifyWebhook(both[1].body, both[1].headers, hook.secret)).event).toBe('alert.created');
+    expect((await verifyWebhook(both[1].body, both[1].headers, rotated.secret)).event).toBe('alert.created');
+
+    const deliveries = await vigil.webhooks.deliveries.list(hook.id);
+    expect(deliveries.data).toHaveLength(2);
+    const first = await vigil.webhooks.deliveries.retrieve(hook.id, deliveries.data[1].id);
+    expect(first).toMatchObject({ status: 'delivered', event: 'alert.created' });
+    const retried = await vigil.webhooks.deliveries.retry(hook.id, first.id);
+    expect(retried.id).toBe(first.id);
+    await waitFor(() => server.receiver.received('/client-hook'), (r) => r.length === 3, 'the retried delivery');
+    const recovery = await vigil.webhooks.recover(hook.id, { since: new Date(Date.now() - 60_000).toISOString() });
+    expect(recovery).toBeDefined();
+    await vigil.webhooks.delete(hook.id);
+    await expect(vigil.webhooks.retrieve(hook.id)).rejects.toMatchObject({ status: 404 });
+  });
+});

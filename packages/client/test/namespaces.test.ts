@@ -1,8 +1,10 @@
+import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../server/test/support/webhooks/wait.js';
 import { postgresUrl } from '../../server/test/support/databases.js';
 import { type Alert, Vigil, verifyWebhook, type WebhookEvent, WebhookVerificationError } from '../src/index.js';
+import { generatedFiles } from '../scripts/openapi-types.js';
 import { startClientTestServer, type ClientTestServer } from './support/server.js';
 
 /** Every namespace against a real server on loopback, the way a user calls it. */
@@ -17,6 +19,15 @@ describe('every namespace of the client against a real server', () => {
     projectId = (await vigil.projects.create({ name: 'Checkout' })).id;
   });
   afterAll(() => server.close());
+
+  const servedDocument = async () => (await (await fetch(`${server.t.baseUrl}/api/v1/openapi.json`)).json()) as Record<string, unknown>;
+
+  it('the committed generated types are what the served OpenAPI document and event catalog give now', async () => {
+    for (const file of await generatedFiles(await servedDocument())) {
+      const committed = await readFile(new URL(`../${file.path}`, import.meta.url), 'utf8');
+      expect(committed, `${file.path} is stale: run npm run generate -w packages/client`).toBe(file.text);
+    }
+  });
 
   it('projects: create, retrieve, update, list, delete', async () => {
     const project = await vigil.projects.create({ name: 'Temporary', description: 'to be deleted' });

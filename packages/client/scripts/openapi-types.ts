@@ -2,7 +2,6 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { buildApp } from '../../server/src/app.js';
 import { loadConfig } from '../../server/src/config.js';
 import { connectDb } from '../../server/src/db/connect.js';
-import { eventCatalog } from '../../server/src/events/catalog.js';
 import { systemClock } from '../../server/src/platform/clock.js';
 import { MemoryCounterStore, RateLimiter } from '../../server/src/platform/rate-limit.js';
 
@@ -31,20 +30,11 @@ export async function servedOpenApiDocument(): Promise<Record<string, unknown>> 
   }
 }
 
-/** The webhook payload of each event as a schema, so the client's event union is generated too. */
-function eventDocument(): Record<string, unknown> {
-  const schemas = Object.fromEntries(Object.entries(eventCatalog).map(([name, { data }]) => [name, data]));
-  return { openapi: '3.1.0', info: { title: 'Vigil webhook events', version: '1.0.0' }, paths: {}, components: { schemas } };
-}
-
-export async function typesOf(document: Record<string, unknown>): Promise<string> {
+async function typesOf(document: Record<string, unknown>): Promise<string> {
   return banner + astToString(await openapiTS(JSON.parse(JSON.stringify(document)) as never, { alphabetize: true }));
 }
 
-/** The committed files, from the served OpenAPI document and the server's event catalog. */
+/** The committed files, from the OpenAPI document the server serves (its webhook events included). */
 export async function generatedFiles(served: Record<string, unknown>): Promise<GeneratedFile[]> {
-  return [
-    { path: 'src/generated/openapi.ts', text: await typesOf(served) },
-    { path: 'src/generated/events.ts', text: await typesOf(eventDocument()) },
-  ];
+  return [{ path: 'src/generated/openapi.ts', text: await typesOf(served) }];
 }

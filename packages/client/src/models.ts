@@ -1,4 +1,4 @@
-import type { components as eventComponents } from './generated/events.js';
+import type { components } from './generated/openapi.js';
 import type { DataOf, Operation } from './operations.js';
 
 export type Project = DataOf<Operation<'/api/v1/projects/{id}', 'get'>>;
@@ -15,14 +15,14 @@ export type Dataset = DataOf<Operation<'/api/v1/datasets/{id}', 'get'>>;
 export type DatasetRow = DataOf<Operation<'/api/v1/datasets/{id}/rows', 'get'>>;
 export type Connection = DataOf<Operation<'/api/v1/connections/{id}', 'get'>>;
 export type ChatAnswer = DataOf<Operation<'/api/v1/chat', 'post'>>;
-export type HistoryEntry = DataOf<Operation<'/api/v1/history/{id}', 'get'>>;
+/** A question asked, as history lists it. */
+export type HistoryEntry = DataOf<Operation<'/api/v1/history', 'get'>>;
+/** A question asked, with the rows its SQL returned. */
+export type HistoryEntryWithRows = DataOf<Operation<'/api/v1/history/{id}', 'get'>>;
 export type Usage = DataOf<Operation<'/api/v1/usage', 'get'>>;
 export type Export = DataOf<Operation<'/api/v1/exports/{id}', 'get'>>;
 
-type EventData = eventComponents['schemas'];
+/** A webhook delivery's body, typed by its `event`: `event.event === 'alert.created'` makes `event.data` an `Alert`. */
+export type WebhookEvent = components['schemas']['WebhookEvent'];
 /** The name of each of the 30 webhook events. */
-export type WebhookEventName = keyof EventData;
-/** A webhook delivery's body, typed by its `event`. */
-export type WebhookEvent = {
-  [Name in WebhookEventName]: { event: Name; orgId: string; timestamp: string; data: EventData[Name] };
-}[WebhookEventName];
+export type WebhookEventName = WebhookEvent['event'];

@@ -8,189 +8,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page. */
-                    cursor?: string;
-                    /** @description Items per page, 1 to 100. */
-                    limit?: number;
-                    projectId?: string;
-                    severity?: "critical" | "high" | "medium" | "low" | "info";
-                    status?: "active" | "acknowledged" | "resolved";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                acknowledgedAt: string | null;
-                                area: string | null;
-                                assigneeId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @example alrt_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                projectId: string;
-                                /** Format: date-time */
-                                resolvedAt: string | null;
-                                /** @enum {string} */
-                                severity: "critical" | "high" | "medium" | "low" | "info";
-                                /** @enum {string} */
-                                status: "active" | "acknowledged" | "resolved";
-                                threshold: string | null;
-                                title: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                value: string | null;
-                            }[];
-                            meta: {
-                                hasMore: boolean;
-                                limit: number;
-                                nextCursor: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List alerts
+         * @description Newest first, optionally filtered by project, status and severity.
+         */
+        get: operations["listAlerts"];
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        area?: string | null;
-                        description?: string | null;
-                        projectId: string;
-                        /** @enum {string} */
-                        severity: "critical" | "high" | "medium" | "low" | "info";
-                        threshold?: string | null;
-                        title: string;
-                        value?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                acknowledgedAt: string | null;
-                                area: string | null;
-                                assigneeId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @example alrt_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                projectId: string;
-                                /** Format: date-time */
-                                resolvedAt: string | null;
-                                /** @enum {string} */
-                                severity: "critical" | "high" | "medium" | "low" | "info";
-                                /** @enum {string} */
-                                status: "active" | "acknowledged" | "resolved";
-                                threshold: string | null;
-                                title: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                value: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Create an alert
+         * @description A critical alert also sends alert.critical.
+         */
+        post: operations["createAlert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -204,236 +32,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                acknowledgedAt: string | null;
-                                area: string | null;
-                                assigneeId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @example alrt_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                projectId: string;
-                                /** Format: date-time */
-                                resolvedAt: string | null;
-                                /** @enum {string} */
-                                severity: "critical" | "high" | "medium" | "low" | "info";
-                                /** @enum {string} */
-                                status: "active" | "acknowledged" | "resolved";
-                                threshold: string | null;
-                                title: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                value: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Retrieve an alert */
+        get: operations["retrieveAlert"];
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /** Delete an alert */
+        delete: operations["deleteAlert"];
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        area?: string | null;
-                        description?: string | null;
-                        /** @enum {string} */
-                        severity?: "critical" | "high" | "medium" | "low" | "info";
-                        threshold?: string | null;
-                        title?: string;
-                        value?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                acknowledgedAt: string | null;
-                                area: string | null;
-                                assigneeId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @example alrt_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                projectId: string;
-                                /** Format: date-time */
-                                resolvedAt: string | null;
-                                /** @enum {string} */
-                                severity: "critical" | "high" | "medium" | "low" | "info";
-                                /** @enum {string} */
-                                status: "active" | "acknowledged" | "resolved";
-                                threshold: string | null;
-                                title: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                value: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Update an alert */
+        patch: operations["updateAlert"];
         trace?: never;
     };
     "/api/v1/alerts/{id}/acknowledge": {
@@ -445,86 +53,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                acknowledgedAt: string | null;
-                                area: string | null;
-                                assigneeId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @example alrt_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                projectId: string;
-                                /** Format: date-time */
-                                resolvedAt: string | null;
-                                /** @enum {string} */
-                                severity: "critical" | "high" | "medium" | "low" | "info";
-                                /** @enum {string} */
-                                status: "active" | "acknowledged" | "resolved";
-                                threshold: string | null;
-                                title: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                value: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Acknowledge an active alert */
+        post: operations["acknowledgeAlert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -540,92 +70,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        userId: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                acknowledgedAt: string | null;
-                                area: string | null;
-                                assigneeId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @example alrt_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                projectId: string;
-                                /** Format: date-time */
-                                resolvedAt: string | null;
-                                /** @enum {string} */
-                                severity: "critical" | "high" | "medium" | "low" | "info";
-                                /** @enum {string} */
-                                status: "active" | "acknowledged" | "resolved";
-                                threshold: string | null;
-                                title: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                value: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Assign an active or acknowledged alert to a user
+         * @description The user must be an active member.
+         */
+        post: operations["assignAlert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -641,86 +90,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                acknowledgedAt: string | null;
-                                area: string | null;
-                                assigneeId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @example alrt_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                projectId: string;
-                                /** Format: date-time */
-                                resolvedAt: string | null;
-                                /** @enum {string} */
-                                severity: "critical" | "high" | "medium" | "low" | "info";
-                                /** @enum {string} */
-                                status: "active" | "acknowledged" | "resolved";
-                                threshold: string | null;
-                                title: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                value: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Resolve an active or acknowledged alert */
+        post: operations["resolveAlert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -736,86 +107,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Asks a question about a project's data; the answer is computed by the configured model with read-only SQL. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The question, in plain language. */
-                        message: string;
-                        projectId: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                answer: string;
-                                /** @description The model the provider says answered. */
-                                model: string;
-                                projectId: string;
-                                /** @description The history entry (qry_…) of this question. */
-                                queryId: string;
-                                /** @description Up to 100 rows of the last statement that ran, one object per row keyed by column name. */
-                                rows?: {
-                                    [key: string]: unknown;
-                                }[];
-                                /** @description The last statement that ran, when data was read. */
-                                sql?: string;
-                                /** @description Sum of the provider's reported tokens over all rounds of this question. */
-                                tokens: number;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Ask a question about a project's data
+         * @description The configured model answers, reading the data with read-only SQL. Each question counts against the plan's monthly AI allowance.
+         */
+        post: operations["askChat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -829,192 +125,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page. */
-                    cursor?: string;
-                    /** @description Items per page, 1 to 100. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                database: string;
-                                /** @enum {string} */
-                                dbType: "postgresql" | "mysql";
-                                host: string;
-                                /** @example conn_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                /** Format: date-time */
-                                lastCheckedAt: string | null;
-                                lastError: string | null;
-                                name: string;
-                                port: number;
-                                /** @enum {string} */
-                                sslMode: "disable" | "prefer" | "require";
-                                /** @enum {string} */
-                                status: "pending" | "connected" | "error";
-                                /** Format: date-time */
-                                updatedAt: string;
-                                username: string;
-                            }[];
-                            meta: {
-                                hasMore: boolean;
-                                limit: number;
-                                nextCursor: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** List database connections */
+        get: operations["listConnections"];
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        database: string;
-                        /** @enum {string} */
-                        dbType: "postgresql" | "mysql";
-                        /** @description A host name or an IP address. */
-                        host: string;
-                        name: string;
-                        /** @description Stored encrypted; never returned. */
-                        password: string;
-                        /** @description 5432 for postgresql and 3306 for mysql when omitted. */
-                        port?: number;
-                        /**
-                         * @description "prefer" when omitted: TLS when the server offers it.
-                         * @enum {string}
-                         */
-                        sslMode?: "disable" | "prefer" | "require";
-                        username: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                database: string;
-                                /** @enum {string} */
-                                dbType: "postgresql" | "mysql";
-                                host: string;
-                                /** @example conn_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                /** Format: date-time */
-                                lastCheckedAt: string | null;
-                                lastError: string | null;
-                                name: string;
-                                port: number;
-                                /** @enum {string} */
-                                sslMode: "disable" | "prefer" | "require";
-                                /** @enum {string} */
-                                status: "pending" | "connected" | "error";
-                                /** Format: date-time */
-                                updatedAt: string;
-                                username: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Add a database connection
+         * @description The password is stored encrypted and never returned.
+         */
+        post: operations["createConnection"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1028,243 +146,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                database: string;
-                                /** @enum {string} */
-                                dbType: "postgresql" | "mysql";
-                                host: string;
-                                /** @example conn_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                /** Format: date-time */
-                                lastCheckedAt: string | null;
-                                lastError: string | null;
-                                name: string;
-                                port: number;
-                                /** @enum {string} */
-                                sslMode: "disable" | "prefer" | "require";
-                                /** @enum {string} */
-                                status: "pending" | "connected" | "error";
-                                /** Format: date-time */
-                                updatedAt: string;
-                                username: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Retrieve a connection */
+        get: operations["retrieveConnection"];
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /** Delete a connection */
+        delete: operations["deleteConnection"];
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        database?: string;
-                        /** @enum {string} */
-                        dbType?: "postgresql" | "mysql";
-                        /** @description A host name or an IP address. */
-                        host?: string;
-                        name?: string;
-                        /** @description Stored encrypted; never returned. */
-                        password?: string;
-                        /** @description 5432 for postgresql and 3306 for mysql when omitted. */
-                        port?: number;
-                        /**
-                         * @description "prefer" when omitted: TLS when the server offers it.
-                         * @enum {string}
-                         */
-                        sslMode?: "disable" | "prefer" | "require";
-                        username?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                database: string;
-                                /** @enum {string} */
-                                dbType: "postgresql" | "mysql";
-                                host: string;
-                                /** @example conn_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                /** Format: date-time */
-                                lastCheckedAt: string | null;
-                                lastError: string | null;
-                                name: string;
-                                port: number;
-                                /** @enum {string} */
-                                sslMode: "disable" | "prefer" | "require";
-                                /** @enum {string} */
-                                status: "pending" | "connected" | "error";
-                                /** Format: date-time */
-                                updatedAt: string;
-                                username: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Update a connection */
+        patch: operations["updateConnection"];
         trace?: never;
     };
     "/api/v1/connections/{id}/import": {
@@ -1280,105 +171,7 @@ export interface paths {
          * Import a table or a SELECT into a project dataset
          * @description Answers 202 with the dataset "importing"; GET /datasets/{id} shows it ready or failed (with error).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Replace this dataset's rows (same id, name and table) instead of making a new dataset; the old rows stay until the new ones are all in. */
-                        datasetId?: string;
-                        /** @description The dataset name; the table name (or "query") when omitted. */
-                        name?: string;
-                        projectId: string;
-                        /** @description One read-only SELECT, run in a read-only transaction. */
-                        query?: string;
-                        /** @description A table or view, optionally schema-qualified: "sales" or "public.sales". */
-                        table?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                columns: {
-                                    /** @description The column in the dataset table: a lowercase SQL identifier. */
-                                    name: string;
-                                    /** @description The header cell or source column it came from. */
-                                    originalName: string;
-                                    /** @enum {string} */
-                                    type: "integer" | "numeric" | "boolean" | "date" | "timestamp" | "text";
-                                }[];
-                                connectionId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                error: string | null;
-                                /** @example ds_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string;
-                                projectId: string;
-                                rowCount: number;
-                                sizeBytes: number;
-                                /** @enum {string} */
-                                source: "upload" | "connection";
-                                /** @enum {string} */
-                                status: "importing" | "ready" | "failed";
-                                /** @description The table in the project's schema that holds the rows. */
-                                tableName: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["importFromConnection"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1394,85 +187,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                database: string;
-                                /** @enum {string} */
-                                dbType: "postgresql" | "mysql";
-                                host: string;
-                                /** @example conn_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                /** Format: date-time */
-                                lastCheckedAt: string | null;
-                                lastError: string | null;
-                                name: string;
-                                port: number;
-                                /** @enum {string} */
-                                sslMode: "disable" | "prefer" | "require";
-                                /** @enum {string} */
-                                status: "pending" | "connected" | "error";
-                                /** Format: date-time */
-                                updatedAt: string;
-                                username: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Test a connection
+         * @description Connects now and answers with the connection, its status updated.
+         */
+        post: operations["testConnection"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1486,100 +205,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page. */
-                    cursor?: string;
-                    /** @description Items per page, 1 to 100. */
-                    limit?: number;
-                    projectId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                columns: {
-                                    /** @description The column in the dataset table: a lowercase SQL identifier. */
-                                    name: string;
-                                    /** @description The header cell or source column it came from. */
-                                    originalName: string;
-                                    /** @enum {string} */
-                                    type: "integer" | "numeric" | "boolean" | "date" | "timestamp" | "text";
-                                }[];
-                                connectionId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                error: string | null;
-                                /** @example ds_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string;
-                                projectId: string;
-                                rowCount: number;
-                                sizeBytes: number;
-                                /** @enum {string} */
-                                source: "upload" | "connection";
-                                /** @enum {string} */
-                                status: "importing" | "ready" | "failed";
-                                /** @description The table in the project's schema that holds the rows. */
-                                tableName: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                            meta: {
-                                hasMore: boolean;
-                                limit: number;
-                                nextCursor: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List datasets
+         * @description Uploaded and imported, newest first, optionally of one project.
+         */
+        get: operations["listDatasets"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1595,147 +225,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                columns: {
-                                    /** @description The column in the dataset table: a lowercase SQL identifier. */
-                                    name: string;
-                                    /** @description The header cell or source column it came from. */
-                                    originalName: string;
-                                    /** @enum {string} */
-                                    type: "integer" | "numeric" | "boolean" | "date" | "timestamp" | "text";
-                                }[];
-                                connectionId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                error: string | null;
-                                /** @example ds_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string;
-                                projectId: string;
-                                rowCount: number;
-                                sizeBytes: number;
-                                /** @enum {string} */
-                                source: "upload" | "connection";
-                                /** @enum {string} */
-                                status: "importing" | "ready" | "failed";
-                                /** @description The table in the project's schema that holds the rows. */
-                                tableName: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Retrieve a dataset */
+        get: operations["retrieveDataset"];
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Delete a dataset
+         * @description Its table and rows go with it.
+         */
+        delete: operations["deleteDataset"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1748,77 +246,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page. */
-                    cursor?: string;
-                    /** @description Items per page, 1 to 100. */
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Rows in file order, keyed by column name. */
-                            data: {
-                                [key: string]: unknown;
-                            }[];
-                            meta: {
-                                hasMore: boolean;
-                                limit: number;
-                                nextCursor: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Read a dataset's rows
+         * @description In file order, a page at a time.
+         */
+        get: operations["listDatasetRows"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1834,237 +266,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page. */
-                    cursor?: string;
-                    /** @description Items per page, 1 to 100. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                completedAt: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                datasetId: string | null;
-                                error: string | null;
-                                /** Format: date-time */
-                                expiresAt: string | null;
-                                fileName: string | null;
-                                filters: {
-                                    /**
-                                     * Format: date-time
-                                     * @description Only items created at or after this time.
-                                     */
-                                    createdFrom?: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description Only items created before this time.
-                                     */
-                                    createdTo?: string;
-                                    /** @enum {string} */
-                                    severity?: "critical" | "high" | "medium" | "low" | "info";
-                                    /** @description alerts: active, acknowledged or resolved; history: the query status. */
-                                    status?: string;
-                                };
-                                /** @enum {string} */
-                                format: "csv" | "json" | "xlsx";
-                                /** @example exp_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                projectId: string | null;
-                                /** @enum {string} */
-                                resource: "alerts" | "history" | "dataset";
-                                rowCount: number | null;
-                                sizeBytes: number | null;
-                                /** @enum {string} */
-                                status: "pending" | "running" | "completed" | "failed";
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                            meta: {
-                                hasMore: boolean;
-                                limit: number;
-                                nextCursor: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** List exports */
+        get: operations["listExports"];
         put?: never;
-        /** @description Answers 202 with the export pending; the worker writes the file, and GET /exports/{id} then shows it completed or failed. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Required for resource "dataset". */
-                        datasetId?: string;
-                        filters?: {
-                            /**
-                             * Format: date-time
-                             * @description Only items created at or after this time.
-                             */
-                            createdFrom?: string;
-                            /**
-                             * Format: date-time
-                             * @description Only items created before this time.
-                             */
-                            createdTo?: string;
-                            /** @enum {string} */
-                            severity?: "critical" | "high" | "medium" | "low" | "info";
-                            /** @description alerts: active, acknowledged or resolved; history: the query status. */
-                            status?: string;
-                        };
-                        /** @enum {string} */
-                        format: "csv" | "json" | "xlsx";
-                        /** @description alerts and history: only this project. */
-                        projectId?: string;
-                        /** @enum {string} */
-                        resource: "alerts" | "history" | "dataset";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                completedAt: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                datasetId: string | null;
-                                error: string | null;
-                                /** Format: date-time */
-                                expiresAt: string | null;
-                                fileName: string | null;
-                                filters: {
-                                    /**
-                                     * Format: date-time
-                                     * @description Only items created at or after this time.
-                                     */
-                                    createdFrom?: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description Only items created before this time.
-                                     */
-                                    createdTo?: string;
-                                    /** @enum {string} */
-                                    severity?: "critical" | "high" | "medium" | "low" | "info";
-                                    /** @description alerts: active, acknowledged or resolved; history: the query status. */
-                                    status?: string;
-                                };
-                                /** @enum {string} */
-                                format: "csv" | "json" | "xlsx";
-                                /** @example exp_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                projectId: string | null;
-                                /** @enum {string} */
-                                resource: "alerts" | "history" | "dataset";
-                                rowCount: number | null;
-                                sizeBytes: number | null;
-                                /** @enum {string} */
-                                status: "pending" | "running" | "completed" | "failed";
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Export alerts, query history or a dataset to a file
+         * @description Answers 202 with the export pending; the worker writes the file, and GET /exports/{id} then shows it completed or failed.
+         */
+        post: operations["createExport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2078,103 +287,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                completedAt: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                datasetId: string | null;
-                                error: string | null;
-                                /** Format: date-time */
-                                expiresAt: string | null;
-                                fileName: string | null;
-                                filters: {
-                                    /**
-                                     * Format: date-time
-                                     * @description Only items created at or after this time.
-                                     */
-                                    createdFrom?: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description Only items created before this time.
-                                     */
-                                    createdTo?: string;
-                                    /** @enum {string} */
-                                    severity?: "critical" | "high" | "medium" | "low" | "info";
-                                    /** @description alerts: active, acknowledged or resolved; history: the query status. */
-                                    status?: string;
-                                };
-                                /** @enum {string} */
-                                format: "csv" | "json" | "xlsx";
-                                /** @example exp_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                projectId: string | null;
-                                /** @enum {string} */
-                                resource: "alerts" | "history" | "dataset";
-                                rowCount: number | null;
-                                sizeBytes: number | null;
-                                /** @enum {string} */
-                                status: "pending" | "running" | "completed" | "failed";
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Retrieve an export */
+        get: operations["retrieveExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2190,63 +304,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description The file of a completed export (CSV, JSON or xlsx), as an attachment. */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
+        /**
+         * Download a completed export's file
+         * @description The file as an attachment, in the format the export was created with. 404 also once the file has expired.
+         */
+        get: operations["downloadExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2262,96 +324,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page. */
-                    cursor?: string;
-                    /** @description Items per page, 1 to 100. */
-                    limit?: number;
-                    projectId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                answer: string;
-                                apiKeyId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                durationMs: number;
-                                /** @example qry_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                model: string;
-                                projectId: string;
-                                question: string;
-                                /** @description Rows that statement returned (at most 100 are kept). */
-                                rowCount: number;
-                                /** @description The last statement that ran; null when no data was read. */
-                                sql: string | null;
-                                /**
-                                 * @description incomplete: the model used every round without answering.
-                                 * @enum {string}
-                                 */
-                                status: "completed" | "incomplete";
-                                /** @description Sum of the provider's reported tokens over all rounds. */
-                                tokens: number;
-                                userId: string | null;
-                            }[];
-                            meta: {
-                                hasMore: boolean;
-                                limit: number;
-                                nextCursor: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List questions asked to the AI
+         * @description Newest first, optionally of one project.
+         */
+        get: operations["listHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2367,146 +344,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                answer: string;
-                                apiKeyId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                durationMs: number;
-                                /** @example qry_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                model: string;
-                                projectId: string;
-                                question: string;
-                                /** @description Rows that statement returned (at most 100 are kept). */
-                                rowCount: number;
-                                rows: {
-                                    [key: string]: unknown;
-                                }[] | null;
-                                /** @description The last statement that ran; null when no data was read. */
-                                sql: string | null;
-                                /**
-                                 * @description incomplete: the model used every round without answering.
-                                 * @enum {string}
-                                 */
-                                status: "completed" | "incomplete";
-                                /** @description Sum of the provider's reported tokens over all rounds. */
-                                tokens: number;
-                                userId: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Retrieve a question with its result rows */
+        get: operations["retrieveHistoryEntry"];
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /** Delete a history entry */
+        delete: operations["deleteHistoryEntry"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2519,157 +362,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page. */
-                    cursor?: string;
-                    /** @description Items per page, 1 to 100. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                area: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @example proj_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                            meta: {
-                                hasMore: boolean;
-                                limit: number;
-                                nextCursor: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** List projects */
+        get: operations["listProjects"];
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        area?: string | null;
-                        description?: string | null;
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                area: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @example proj_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Create a project */
+        post: operations["createProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2683,208 +380,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                area: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @example proj_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Retrieve a project */
+        get: operations["retrieveProject"];
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Delete a project
+         * @description Deletes its alerts and datasets with it; one project.deleted event announces all.
+         */
+        delete: operations["deleteProject"];
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        area?: string | null;
-                        description?: string | null;
-                        name?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                area: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                /** @example proj_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Update a project */
+        patch: operations["updateProject"];
         trace?: never;
     };
     "/api/v1/projects/{id}/datasets": {
@@ -2897,101 +405,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload a CSV or Excel file
-         * @description multipart/form-data with the field "file", or the file itself as the body (text/csv or the xlsx content type). At most VIGIL_MAX_UPLOAD_MB (50 MiB).
+         * Upload a CSV or Excel file as a dataset
+         * @description multipart/form-data with the field "file", or the file itself as the body (text/csv, the xlsx media type, or text/tab-separated-values, text/plain, application/csv, application/octet-stream). At most VIGIL_MAX_UPLOAD_MB (50 MiB on this server). Answers 201 with the dataset ready.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description The dataset name; the file name without extension when omitted. */
-                    name?: string;
-                    /** @description Excel only: the worksheet to read; the first when omitted. */
-                    sheet?: string;
-                    /** @description Column types to use instead of inferred ones: "column:type,column:type" (integer, numeric, boolean, date, timestamp, text). */
-                    types?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                columns: {
-                                    /** @description The column in the dataset table: a lowercase SQL identifier. */
-                                    name: string;
-                                    /** @description The header cell or source column it came from. */
-                                    originalName: string;
-                                    /** @enum {string} */
-                                    type: "integer" | "numeric" | "boolean" | "date" | "timestamp" | "text";
-                                }[];
-                                connectionId: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                error: string | null;
-                                /** @example ds_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string;
-                                projectId: string;
-                                rowCount: number;
-                                sizeBytes: number;
-                                /** @enum {string} */
-                                source: "upload" | "connection";
-                                /** @enum {string} */
-                                status: "importing" | "ready" | "failed";
-                                /** @description The table in the project's schema that holds the rows. */
-                                tableName: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["uploadDataset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3005,120 +422,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description Every day of the period up to today, oldest first. */
-                                days: {
-                                    aiQuestions: number;
-                                    apiRequests: number;
-                                    /** @description Datasets created in the period that are still stored. */
-                                    datasetsCreated: number;
-                                    /** Format: date */
-                                    date: string;
-                                    exports: number;
-                                    /** @description Rows of those datasets. */
-                                    rowsImported: number;
-                                    tokens: number;
-                                }[];
-                                limits: {
-                                    /** @description null: unlimited */
-                                    aiQuestionsPerMonth: number | null;
-                                    /** @description null: unlimited */
-                                    datasets: number | null;
-                                    /** @description null: unlimited */
-                                    exportsPerMonth: number | null;
-                                    requestsPerMinute: number;
-                                    /** @description null: unlimited */
-                                    rowsStored: number | null;
-                                    /** @description null: unlimited */
-                                    tokensPerMonth: number | null;
-                                };
-                                orgId: string;
-                                period: {
-                                    /**
-                                     * Format: date-time
-                                     * @description First instant of the next month (exclusive).
-                                     */
-                                    end: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description First instant of the current calendar month, UTC.
-                                     */
-                                    start: string;
-                                };
-                                /** @enum {string} */
-                                plan: "free" | "starter" | "pro" | "team" | "business" | "enterprise";
-                                /** @description Ready datasets kept now. */
-                                stored: {
-                                    bytes: number;
-                                    datasets: number;
-                                    rows: number;
-                                };
-                                totals: {
-                                    aiQuestions: number;
-                                    apiRequests: number;
-                                    /** @description Datasets created in the period that are still stored. */
-                                    datasetsCreated: number;
-                                    exports: number;
-                                    /** @description Rows of those datasets. */
-                                    rowsImported: number;
-                                    tokens: number;
-                                };
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Retrieve this month's usage and the plan's limits */
+        get: operations["retrieveUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3134,167 +439,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page. */
-                    cursor?: string;
-                    /** @description Items per page, 1 to 100. */
-                    limit?: number;
-                    role?: "admin" | "member" | "viewer";
-                    status?: "invited" | "active" | "deactivated";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                email: string;
-                                /** @example usr_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string | null;
-                                /** @enum {string} */
-                                role: "admin" | "member" | "viewer";
-                                /** @enum {string} */
-                                status: "invited" | "active" | "deactivated";
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                            meta: {
-                                hasMore: boolean;
-                                limit: number;
-                                nextCursor: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** List users */
+        get: operations["listUsers"];
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        name?: string;
-                        /** @enum {string} */
-                        role: "admin" | "member" | "viewer";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                email: string;
-                                /** @example usr_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string | null;
-                                /** @enum {string} */
-                                role: "admin" | "member" | "viewer";
-                                /** @enum {string} */
-                                status: "invited" | "active" | "deactivated";
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Invite a user
+         * @description The user is invited until they set a password.
+         */
+        post: operations["inviteUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3308,161 +460,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                email: string;
-                                /** @example usr_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string | null;
-                                /** @enum {string} */
-                                role: "admin" | "member" | "viewer";
-                                /** @enum {string} */
-                                status: "invited" | "active" | "deactivated";
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Retrieve a user */
+        get: operations["retrieveUser"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string | null;
-                        /** @enum {string} */
-                        role?: "admin" | "member" | "viewer";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                email: string;
-                                /** @example usr_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string | null;
-                                /** @enum {string} */
-                                role: "admin" | "member" | "viewer";
-                                /** @enum {string} */
-                                status: "invited" | "active" | "deactivated";
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Change a user's role or name */
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/api/v1/users/{id}/activate": {
@@ -3474,77 +480,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                email: string;
-                                /** @example usr_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string | null;
-                                /** @enum {string} */
-                                role: "admin" | "member" | "viewer";
-                                /** @enum {string} */
-                                status: "invited" | "active" | "deactivated";
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Activate a deactivated user */
+        post: operations["activateUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3560,77 +497,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                email: string;
-                                /** @example usr_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                name: string | null;
-                                /** @enum {string} */
-                                role: "admin" | "member" | "viewer";
-                                /** @enum {string} */
-                                status: "invited" | "active" | "deactivated";
-                                /** Format: date-time */
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Deactivate a user */
+        post: operations["deactivateUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3644,166 +512,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page. */
-                    cursor?: string;
-                    /** @description Items per page, 1 to 100. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @description Why the webhook was disabled; null while it is active. */
-                                disabledReason: string | null;
-                                events: string[];
-                                /** @example whk_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                isActive: boolean;
-                                name: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                url: string;
-                            }[];
-                            meta: {
-                                hasMore: boolean;
-                                limit: number;
-                                nextCursor: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** List webhooks */
+        get: operations["listWebhooks"];
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        events: ("alert.created" | "alert.acknowledged" | "alert.assigned" | "alert.resolved" | "alert.critical" | "alert.deleted" | "csv.uploaded" | "data.db_import" | "query.completed" | "query.deleted" | "project.created" | "project.updated" | "project.deleted" | "db_connection.created" | "db_connection.updated" | "db_connection.deleted" | "user.invited" | "user.joined" | "user.activated" | "user.deactivated" | "billing.subscription_activated" | "billing.subscription_cancelled" | "billing.trial_expired" | "billing.payment_failed" | "webhook.created" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "api_key.created" | "api_key.deleted")[];
-                        name: string;
-                        /** @description https:// and a public address. */
-                        url: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @description Why the webhook was disabled; null while it is active. */
-                                disabledReason: string | null;
-                                events: string[];
-                                /** @example whk_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                isActive: boolean;
-                                name: string;
-                                /** @description whsec_ followed by 32 random bytes in base64. Shown only now. */
-                                secret: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                url: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Register a webhook
+         * @description Answers with the signing secret, which is never shown again. The url must be https and resolve to a public address.
+         */
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3817,216 +533,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @description Why the webhook was disabled; null while it is active. */
-                                disabledReason: string | null;
-                                events: string[];
-                                /** @example whk_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                isActive: boolean;
-                                name: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                url: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Retrieve a webhook */
+        get: operations["retrieveWebhook"];
         put?: never;
         post?: never;
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /** Delete a webhook */
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        events?: ("alert.created" | "alert.acknowledged" | "alert.assigned" | "alert.resolved" | "alert.critical" | "alert.deleted" | "csv.uploaded" | "data.db_import" | "query.completed" | "query.deleted" | "project.created" | "project.updated" | "project.deleted" | "db_connection.created" | "db_connection.updated" | "db_connection.deleted" | "user.invited" | "user.joined" | "user.activated" | "user.deactivated" | "billing.subscription_activated" | "billing.subscription_cancelled" | "billing.trial_expired" | "billing.payment_failed" | "webhook.created" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "api_key.created" | "api_key.deleted")[];
-                        isActive?: boolean;
-                        name?: string;
-                        /** @description https:// and a public address. */
-                        url?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @description Why the webhook was disabled; null while it is active. */
-                                disabledReason: string | null;
-                                events: string[];
-                                /** @example whk_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                isActive: boolean;
-                                name: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                url: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Update a webhook
+         * @description isActive enables or disables it.
+         */
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/api/v1/webhooks/{id}/deliveries": {
@@ -4036,110 +555,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page. */
-                    cursor?: string;
-                    event?: "alert.created" | "alert.acknowledged" | "alert.assigned" | "alert.resolved" | "alert.critical" | "alert.deleted" | "csv.uploaded" | "data.db_import" | "query.completed" | "query.deleted" | "project.created" | "project.updated" | "project.deleted" | "db_connection.created" | "db_connection.updated" | "db_connection.deleted" | "user.invited" | "user.joined" | "user.activated" | "user.deactivated" | "billing.subscription_activated" | "billing.subscription_cancelled" | "billing.trial_expired" | "billing.payment_failed" | "webhook.created" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "api_key.created" | "api_key.deleted";
-                    /** @description Items per page, 1 to 100. */
-                    limit?: number;
-                    status?: "pending" | "delivered" | "failed";
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                attempts: {
-                                    durationMs: number;
-                                    error: ("timeout" | "dns" | "tls" | "refused" | "blocked_address" | "connection" | "invalid_url") | null;
-                                    httpStatus: number | null;
-                                    number: number;
-                                    /** @description The first 4 KiB of the response body. */
-                                    responseBody: string | null;
-                                    /** Format: date-time */
-                                    startedAt: string;
-                                    /** @enum {string} */
-                                    trigger: "scheduled" | "manual";
-                                }[];
-                                /** Format: date-time */
-                                createdAt: string;
-                                event: string;
-                                eventId: string;
-                                /** @example dlv_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                /** Format: date-time */
-                                nextAttemptAt: string | null;
-                                /** @description The body every attempt sends. */
-                                payload: {
-                                    data: {
-                                        [key: string]: unknown;
-                                    };
-                                    event: string;
-                                    orgId: string;
-                                    /** Format: date-time */
-                                    timestamp: string;
-                                };
-                                /** @enum {string} */
-                                status: "pending" | "delivered" | "failed";
-                                webhookId: string;
-                            }[];
-                            meta: {
-                                hasMore: boolean;
-                                limit: number;
-                                nextCursor: string | null;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List a webhook's deliveries
+         * @description Newest first, each with its attempts.
+         */
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4155,99 +575,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    deliveryId: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                attempts: {
-                                    durationMs: number;
-                                    error: ("timeout" | "dns" | "tls" | "refused" | "blocked_address" | "connection" | "invalid_url") | null;
-                                    httpStatus: number | null;
-                                    number: number;
-                                    /** @description The first 4 KiB of the response body. */
-                                    responseBody: string | null;
-                                    /** Format: date-time */
-                                    startedAt: string;
-                                    /** @enum {string} */
-                                    trigger: "scheduled" | "manual";
-                                }[];
-                                /** Format: date-time */
-                                createdAt: string;
-                                event: string;
-                                eventId: string;
-                                /** @example dlv_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                /** Format: date-time */
-                                nextAttemptAt: string | null;
-                                /** @description The body every attempt sends. */
-                                payload: {
-                                    data: {
-                                        [key: string]: unknown;
-                                    };
-                                    event: string;
-                                    orgId: string;
-                                    /** Format: date-time */
-                                    timestamp: string;
-                                };
-                                /** @enum {string} */
-                                status: "pending" | "delivered" | "failed";
-                                webhookId: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /** Retrieve a delivery */
+        get: operations["retrieveWebhookDelivery"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4265,99 +594,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    deliveryId: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                attempts: {
-                                    durationMs: number;
-                                    error: ("timeout" | "dns" | "tls" | "refused" | "blocked_address" | "connection" | "invalid_url") | null;
-                                    httpStatus: number | null;
-                                    number: number;
-                                    /** @description The first 4 KiB of the response body. */
-                                    responseBody: string | null;
-                                    /** Format: date-time */
-                                    startedAt: string;
-                                    /** @enum {string} */
-                                    trigger: "scheduled" | "manual";
-                                }[];
-                                /** Format: date-time */
-                                createdAt: string;
-                                event: string;
-                                eventId: string;
-                                /** @example dlv_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                /** Format: date-time */
-                                nextAttemptAt: string | null;
-                                /** @description The body every attempt sends. */
-                                payload: {
-                                    data: {
-                                        [key: string]: unknown;
-                                    };
-                                    event: string;
-                                    orgId: string;
-                                    /** Format: date-time */
-                                    timestamp: string;
-                                };
-                                /** @enum {string} */
-                                status: "pending" | "delivered" | "failed";
-                                webhookId: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Send a delivery again now
+         * @description Answers 202; the attempt is made by the delivery worker.
+         */
+        post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4373,80 +614,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @description Failed deliveries created at or after this time (at most 14 days ago) are sent again.
-                         */
-                        since: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description How many failed deliveries are sent again. */
-                                deliveries: number;
-                                /** Format: date-time */
-                                since: string;
-                                webhookId: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Send failed deliveries again
+         * @description Every failed delivery since a time (at most 14 days ago).
+         */
+        post: operations["recoverWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4462,79 +634,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            details?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            error: string;
-                            requestId?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @description Why the webhook was disabled; null while it is active. */
-                                disabledReason: string | null;
-                                events: string[];
-                                /** @example whk_01jd3v7f3ygc0x6m8pj6kq2e9r */
-                                id: string;
-                                isActive: boolean;
-                                name: string;
-                                /** @description whsec_ followed by 32 random bytes in base64. Shown only now. */
-                                secret: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                url: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Rotate the signing secret
+         * @description Answers with the new secret. For 24 hours webhook-signature carries signatures by the old and the new secret; X-Service-Signature uses the new one at once.
+         */
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4542,14 +646,8281 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "alert.acknowledged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An alert was acknowledged. */
+        post: operations["onAlertAcknowledged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.assigned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An alert was assigned to a user. */
+        post: operations["onAlertAssigned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An alert was created. */
+        post: operations["onAlertCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.critical": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An alert of critical severity was triggered (created, or raised to critical). */
+        post: operations["onAlertCritical"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An alert was deleted. */
+        post: operations["onAlertDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An alert was resolved. */
+        post: operations["onAlertResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An API key was generated. */
+        post: operations["onApiKeyCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An API key was revoked. */
+        post: operations["onApiKeyDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "billing.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A payment failed. */
+        post: operations["onBillingPaymentFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "billing.subscription_activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A subscription was activated. */
+        post: operations["onBillingSubscriptionActivated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "billing.subscription_cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A subscription was cancelled. */
+        post: operations["onBillingSubscriptionCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "billing.trial_expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A free trial expired. */
+        post: operations["onBillingTrialExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "csv.uploaded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A CSV/Excel file was uploaded to a project. */
+        post: operations["onCsvUploaded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data.db_import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Data was imported from a database connection (the dataset, with its connectionId and rowCount). */
+        post: operations["onDataDbImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "db_connection.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A database connection was added. */
+        post: operations["onDbConnectionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "db_connection.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A database connection was removed. */
+        post: operations["onDbConnectionDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "db_connection.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A database connection was changed. */
+        post: operations["onDbConnectionUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A project was created. */
+        post: operations["onProjectCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A project was deleted. */
+        post: operations["onProjectDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A project was updated. */
+        post: operations["onProjectUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "query.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An AI query finished. */
+        post: operations["onQueryCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "query.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A query history entry was deleted. */
+        post: operations["onQueryDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A user was activated. */
+        post: operations["onUserActivated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.deactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A user was deactivated. */
+        post: operations["onUserDeactivated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.invited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A user was invited to the organization. */
+        post: operations["onUserInvited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A user accepted an invitation. */
+        post: operations["onUserJoined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A webhook was registered. */
+        post: operations["onWebhookCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A webhook was deleted. */
+        post: operations["onWebhookDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A webhook was disabled. */
+        post: operations["onWebhookDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.enabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A webhook was enabled. */
+        post: operations["onWebhookEnabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
-    schemas: never;
+    schemas: {
+        AiResponse: {
+            answer: string;
+            /** @description The model the provider says answered. */
+            model: string;
+            projectId: string;
+            /** @description The history entry (qry_…) of this question. */
+            queryId: string;
+            /** @description Up to 100 rows of the last statement that ran, one object per row keyed by column name. */
+            rows?: {
+                [key: string]: unknown;
+            }[];
+            /** @description The last statement that ran, when data was read. */
+            sql?: string;
+            /** @description Sum of the provider's reported tokens over all rounds of this question. */
+            tokens: number;
+        };
+        Alert: {
+            /** Format: date-time */
+            acknowledgedAt: string | null;
+            area: string | null;
+            assigneeId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            description: string | null;
+            /** @example alrt_01jd3v7f3ygc0x6m8pj6kq2e9r */
+            id: string;
+            projectId: string;
+            /** Format: date-time */
+            resolvedAt: string | null;
+            /** @enum {string} */
+            severity: "critical" | "high" | "medium" | "low" | "info";
+            /** @enum {string} */
+            status: "active" | "acknowledged" | "resolved";
+            threshold: string | null;
+            title: string;
+            /** Format: date-time */
+            updatedAt: string;
+            value: string | null;
+        };
+        /** @description An alert was acknowledged. */
+        AlertAcknowledgedEvent: {
+            data: components["schemas"]["Alert"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "alert.acknowledged";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description An alert was assigned to a user. */
+        AlertAssignedEvent: {
+            data: components["schemas"]["Alert"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "alert.assigned";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description An alert was created. */
+        AlertCreatedEvent: {
+            data: components["schemas"]["Alert"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "alert.created";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description An alert of critical severity was triggered (created, or raised to critical). */
+        AlertCriticalEvent: {
+            data: components["schemas"]["Alert"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "alert.critical";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description An alert was deleted. */
+        AlertDeletedEvent: {
+            data: components["schemas"]["Alert"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "alert.deleted";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description An alert was resolved. */
+        AlertResolvedEvent: {
+            data: components["schemas"]["Alert"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "alert.resolved";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        ApiKey: {
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string | null;
+            /** Format: date-time */
+            expiresAt: string | null;
+            id: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            name: string;
+            /** @description The first characters of the key, to recognise it by. */
+            prefix: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        /** @description An API key was generated. */
+        ApiKeyCreatedEvent: {
+            data: components["schemas"]["ApiKey"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "api_key.created";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description An API key was revoked. */
+        ApiKeyDeletedEvent: {
+            data: components["schemas"]["ApiKey"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "api_key.deleted";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        BillingChange: {
+            orgId: string;
+            /** @enum {string} */
+            plan: "free" | "starter" | "pro" | "team" | "business" | "enterprise";
+            previousPlan: ("free" | "starter" | "pro" | "team" | "business" | "enterprise") | null;
+            reason: string | null;
+        };
+        /** @description A payment failed. */
+        BillingPaymentFailedEvent: {
+            data: components["schemas"]["BillingChange"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "billing.payment_failed";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A subscription was activated. */
+        BillingSubscriptionActivatedEvent: {
+            data: components["schemas"]["BillingChange"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "billing.subscription_activated";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A subscription was cancelled. */
+        BillingSubscriptionCancelledEvent: {
+            data: components["schemas"]["BillingChange"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "billing.subscription_cancelled";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A free trial expired. */
+        BillingTrialExpiredEvent: {
+            data: components["schemas"]["BillingChange"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "billing.trial_expired";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        Connection: {
+            /** Format: date-time */
+            createdAt: string;
+            database: string;
+            /** @enum {string} */
+            dbType: "postgresql" | "mysql";
+            host: string;
+            /** @example conn_01jd3v7f3ygc0x6m8pj6kq2e9r */
+            id: string;
+            /** Format: date-time */
+            lastCheckedAt: string | null;
+            lastError: string | null;
+            name: string;
+            port: number;
+            /** @enum {string} */
+            sslMode: "disable" | "prefer" | "require";
+            /** @enum {string} */
+            status: "pending" | "connected" | "error";
+            /** Format: date-time */
+            updatedAt: string;
+            username: string;
+        };
+        /** @description A CSV/Excel file was uploaded to a project. */
+        CsvUploadedEvent: {
+            data: components["schemas"]["Dataset"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "csv.uploaded";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description Data was imported from a database connection (the dataset, with its connectionId and rowCount). */
+        DataDbImportEvent: {
+            data: components["schemas"]["Dataset"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "data.db_import";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        Dataset: {
+            columns: components["schemas"]["DatasetColumn"][];
+            connectionId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            error: string | null;
+            /** @example ds_01jd3v7f3ygc0x6m8pj6kq2e9r */
+            id: string;
+            name: string;
+            projectId: string;
+            rowCount: number;
+            sizeBytes: number;
+            /** @enum {string} */
+            source: "upload" | "connection";
+            /** @enum {string} */
+            status: "importing" | "ready" | "failed";
+            /** @description The table in the project's schema that holds the rows. */
+            tableName: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        DatasetColumn: {
+            /** @description The column in the dataset table: a lowercase SQL identifier. */
+            name: string;
+            /** @description The header cell or source column it came from. */
+            originalName: string;
+            /** @enum {string} */
+            type: "integer" | "numeric" | "boolean" | "date" | "timestamp" | "text";
+        };
+        DatasetRowsPage: {
+            /** @description Rows in file order, keyed by column name. */
+            data: {
+                [key: string]: unknown;
+            }[];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** @description A database connection was added. */
+        DbConnectionCreatedEvent: {
+            data: components["schemas"]["Connection"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "db_connection.created";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A database connection was removed. */
+        DbConnectionDeletedEvent: {
+            data: components["schemas"]["DeletedResource"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "db_connection.deleted";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A database connection was changed. */
+        DbConnectionUpdatedEvent: {
+            data: components["schemas"]["Connection"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "db_connection.updated";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        DeletedResource: {
+            id: string;
+            projectId?: string;
+        };
+        Delivery: {
+            attempts: components["schemas"]["DeliveryAttempt"][];
+            /** Format: date-time */
+            createdAt: string;
+            event: string;
+            eventId: string;
+            /** @example dlv_01jd3v7f3ygc0x6m8pj6kq2e9r */
+            id: string;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** @description The body every attempt sends. */
+            payload: {
+                data: {
+                    [key: string]: unknown;
+                };
+                event: string;
+                orgId: string;
+                /** Format: date-time */
+                timestamp: string;
+            };
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            webhookId: string;
+        };
+        DeliveryAttempt: {
+            durationMs: number;
+            error: ("timeout" | "dns" | "tls" | "refused" | "blocked_address" | "connection" | "invalid_url") | null;
+            httpStatus: number | null;
+            number: number;
+            /** @description The first 4 KiB of the response body. */
+            responseBody: string | null;
+            /** Format: date-time */
+            startedAt: string;
+            /** @enum {string} */
+            trigger: "scheduled" | "manual";
+        };
+        /** @description The body of every error response. */
+        Error: {
+            /**
+             * @description What went wrong, for programs: stable across releases.
+             * @enum {string}
+             */
+            code: "UNAUTHORIZED" | "PLAN_UPGRADE_REQUIRED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "AI_PROVIDER_ERROR" | "SERVICE_UNAVAILABLE";
+            /** @description One entry per field with a problem. */
+            details?: {
+                field: string;
+                message: string;
+            }[];
+            /** @description What went wrong, as a sentence for people. */
+            error: string;
+            /** @description The X-Request-Id of this request, to find it in the logs. */
+            requestId?: string;
+        };
+        Export: {
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            datasetId: string | null;
+            error: string | null;
+            /** Format: date-time */
+            expiresAt: string | null;
+            fileName: string | null;
+            filters: {
+                /**
+                 * Format: date-time
+                 * @description Only items created at or after this time.
+                 */
+                createdFrom?: string;
+                /**
+                 * Format: date-time
+                 * @description Only items created before this time.
+                 */
+                createdTo?: string;
+                /** @enum {string} */
+                severity?: "critical" | "high" | "medium" | "low" | "info";
+                /** @description alerts: active, acknowledged or resolved; history: the query status. */
+                status?: string;
+            };
+            /** @enum {string} */
+            format: "csv" | "json" | "xlsx";
+            /** @example exp_01jd3v7f3ygc0x6m8pj6kq2e9r */
+            id: string;
+            projectId: string | null;
+            /** @enum {string} */
+            resource: "alerts" | "history" | "dataset";
+            rowCount: number | null;
+            sizeBytes: number | null;
+            /** @enum {string} */
+            status: "pending" | "running" | "completed" | "failed";
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        PageMeta: {
+            /** @description Whether another page follows. */
+            hasMore: boolean;
+            /** @description The page size that was applied. */
+            limit: number;
+            /** @description Pass as cursor to read the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        Project: {
+            area: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            description: string | null;
+            /** @example proj_01jd3v7f3ygc0x6m8pj6kq2e9r */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A project was created. */
+        ProjectCreatedEvent: {
+            data: components["schemas"]["Project"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "project.created";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A project was deleted. */
+        ProjectDeletedEvent: {
+            data: components["schemas"]["Project"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "project.deleted";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A project was updated. */
+        ProjectUpdatedEvent: {
+            data: components["schemas"]["Project"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "project.updated";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description An AI query finished. */
+        QueryCompletedEvent: {
+            data: components["schemas"]["QueryRecord"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "query.completed";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A query history entry was deleted. */
+        QueryDeletedEvent: {
+            data: components["schemas"]["DeletedResource"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "query.deleted";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        QueryRecord: {
+            answer: string;
+            apiKeyId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            durationMs: number;
+            /** @example qry_01jd3v7f3ygc0x6m8pj6kq2e9r */
+            id: string;
+            model: string;
+            projectId: string;
+            question: string;
+            /** @description Rows that statement returned (at most 100 are kept). */
+            rowCount: number;
+            /** @description The last statement that ran; null when no data was read. */
+            sql: string | null;
+            /**
+             * @description incomplete: the model used every round without answering.
+             * @enum {string}
+             */
+            status: "completed" | "incomplete";
+            /** @description Sum of the provider's reported tokens over all rounds. */
+            tokens: number;
+            userId: string | null;
+        };
+        QueryRecordWithRows: {
+            answer: string;
+            apiKeyId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            durationMs: number;
+            /** @example qry_01jd3v7f3ygc0x6m8pj6kq2e9r */
+            id: string;
+            model: string;
+            projectId: string;
+            question: string;
+            /** @description Rows that statement returned (at most 100 are kept). */
+            rowCount: number;
+            rows: {
+                [key: string]: unknown;
+            }[] | null;
+            /** @description The last statement that ran; null when no data was read. */
+            sql: string | null;
+            /**
+             * @description incomplete: the model used every round without answering.
+             * @enum {string}
+             */
+            status: "completed" | "incomplete";
+            /** @description Sum of the provider's reported tokens over all rounds. */
+            tokens: number;
+            userId: string | null;
+        };
+        Usage: {
+            /** @description Every day of the period up to today, oldest first. */
+            days: {
+                aiQuestions: number;
+                apiRequests: number;
+                /** @description Datasets created in the period that are still stored. */
+                datasetsCreated: number;
+                /** Format: date */
+                date: string;
+                exports: number;
+                /** @description Rows of those datasets. */
+                rowsImported: number;
+                tokens: number;
+            }[];
+            limits: {
+                /** @description null: unlimited */
+                aiQuestionsPerMonth: number | null;
+                /** @description null: unlimited */
+                datasets: number | null;
+                /** @description null: unlimited */
+                exportsPerMonth: number | null;
+                requestsPerMinute: number;
+                /** @description null: unlimited */
+                rowsStored: number | null;
+                /** @description null: unlimited */
+                tokensPerMonth: number | null;
+            };
+            orgId: string;
+            period: {
+                /**
+                 * Format: date-time
+                 * @description First instant of the next month (exclusive).
+                 */
+                end: string;
+                /**
+                 * Format: date-time
+                 * @description First instant of the current calendar month, UTC.
+                 */
+                start: string;
+            };
+            /** @enum {string} */
+            plan: "free" | "starter" | "pro" | "team" | "business" | "enterprise";
+            /** @description Ready datasets kept now. */
+            stored: {
+                bytes: number;
+                datasets: number;
+                rows: number;
+            };
+            totals: {
+                aiQuestions: number;
+                apiRequests: number;
+                /** @description Datasets created in the period that are still stored. */
+                datasetsCreated: number;
+                exports: number;
+                /** @description Rows of those datasets. */
+                rowsImported: number;
+                tokens: number;
+            };
+        };
+        User: {
+            /** Format: date-time */
+            createdAt: string;
+            email: string;
+            /** @example usr_01jd3v7f3ygc0x6m8pj6kq2e9r */
+            id: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "admin" | "member" | "viewer";
+            /** @enum {string} */
+            status: "invited" | "active" | "deactivated";
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A user was activated. */
+        UserActivatedEvent: {
+            data: components["schemas"]["User"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "user.activated";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A user was deactivated. */
+        UserDeactivatedEvent: {
+            data: components["schemas"]["User"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "user.deactivated";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A user was invited to the organization. */
+        UserInvitedEvent: {
+            data: components["schemas"]["User"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "user.invited";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A user accepted an invitation. */
+        UserJoinedEvent: {
+            data: components["schemas"]["User"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "user.joined";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        Webhook: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Why the webhook was disabled; null while it is active. */
+            disabledReason: string | null;
+            events: string[];
+            /** @example whk_01jd3v7f3ygc0x6m8pj6kq2e9r */
+            id: string;
+            isActive: boolean;
+            name: string;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string;
+        };
+        /** @description A webhook was registered. */
+        WebhookCreatedEvent: {
+            data: components["schemas"]["Webhook"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "webhook.created";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A webhook was deleted. */
+        WebhookDeletedEvent: {
+            data: components["schemas"]["Webhook"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "webhook.deleted";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A webhook was disabled. */
+        WebhookDisabledEvent: {
+            data: components["schemas"]["Webhook"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "webhook.disabled";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description A webhook was enabled. */
+        WebhookEnabledEvent: {
+            data: components["schemas"]["Webhook"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "webhook.enabled";
+            /** @description The organization the event happened in. */
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+        };
+        /** @description The body of any delivery; `event` tells which. */
+        WebhookEvent: components["schemas"]["AlertCreatedEvent"] | components["schemas"]["AlertAcknowledgedEvent"] | components["schemas"]["AlertAssignedEvent"] | components["schemas"]["AlertResolvedEvent"] | components["schemas"]["AlertCriticalEvent"] | components["schemas"]["AlertDeletedEvent"] | components["schemas"]["CsvUploadedEvent"] | components["schemas"]["DataDbImportEvent"] | components["schemas"]["QueryCompletedEvent"] | components["schemas"]["QueryDeletedEvent"] | components["schemas"]["ProjectCreatedEvent"] | components["schemas"]["ProjectUpdatedEvent"] | components["schemas"]["ProjectDeletedEvent"] | components["schemas"]["DbConnectionCreatedEvent"] | components["schemas"]["DbConnectionUpdatedEvent"] | components["schemas"]["DbConnectionDeletedEvent"] | components["schemas"]["UserInvitedEvent"] | components["schemas"]["UserJoinedEvent"] | components["schemas"]["UserActivatedEvent"] | components["schemas"]["UserDeactivatedEvent"] | components["schemas"]["BillingSubscriptionActivatedEvent"] | components["schemas"]["BillingSubscriptionCancelledEvent"] | components["schemas"]["BillingTrialExpiredEvent"] | components["schemas"]["BillingPaymentFailedEvent"] | components["schemas"]["WebhookCreatedEvent"] | components["schemas"]["WebhookEnabledEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["WebhookDeletedEvent"] | components["schemas"]["ApiKeyCreatedEvent"] | components["schemas"]["ApiKeyDeletedEvent"];
+        WebhookRecovery: {
+            /** @description How many failed deliveries are sent again. */
+            deliveries: number;
+            /** Format: date-time */
+            since: string;
+            webhookId: string;
+        };
+        WebhookWithSecret: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Why the webhook was disabled; null while it is active. */
+            disabledReason: string | null;
+            events: string[];
+            /** @example whk_01jd3v7f3ygc0x6m8pj6kq2e9r */
+            id: string;
+            isActive: boolean;
+            name: string;
+            /** @description whsec_ followed by 32 random bytes in base64. Shown only now. */
+            secret: string;
+            /** Format: date-time */
+            updatedAt: string;
+            url: string;
+        };
+    };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The delivery id, as webhook-id. */
+        ServiceDelivery: string;
+        /** @description The event name. */
+        ServiceEvent: string;
+        /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+        ServiceSignature: string;
+        /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+        WebhookId: string;
+        /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+        WebhookSignature: string;
+        /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+        WebhookTimestamp: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Seconds to wait before trying again (at least 1). */
+        "Retry-After": number;
+        /** @description The organization's requests per minute. */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left in the current one-minute window. */
+        "X-RateLimit-Remaining": number;
+        /** @description When the current window ends, in Unix seconds. */
+        "X-RateLimit-Reset": number;
+        /** @description Identifies this request in the logs; the same as requestId in an error body. */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    listAlerts: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+                projectId?: string;
+                severity?: "critical" | "high" | "medium" | "low" | "info";
+                status?: "active" | "acknowledged" | "resolved";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Alert"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    area?: string | null;
+                    description?: string | null;
+                    projectId: string;
+                    /** @enum {string} */
+                    severity: "critical" | "high" | "medium" | "low" | "info";
+                    threshold?: string | null;
+                    title: string;
+                    value?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Alert"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Alert"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    area?: string | null;
+                    description?: string | null;
+                    /** @enum {string} */
+                    severity?: "critical" | "high" | "medium" | "low" | "info";
+                    threshold?: string | null;
+                    title?: string;
+                    value?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Alert"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acknowledgeAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Alert"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The alert is in a status this move cannot start from. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    assignAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    userId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Alert"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The alert is in a status this move cannot start from. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resolveAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Alert"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The alert is in a status this move cannot start from. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    askChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The question, in plain language. */
+                    message: string;
+                    projectId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AiResponse"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute, or the plan's AI questions or tokens for this month, are used up; Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The AI provider failed or answered with something unusable (AI_PROVIDER_ERROR). */
+            502: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No AI provider is configured on this instance (SERVICE_UNAVAILABLE). */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listConnections: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Connection"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    database: string;
+                    /** @enum {string} */
+                    dbType: "postgresql" | "mysql";
+                    /** @description A host name or an IP address. */
+                    host: string;
+                    name: string;
+                    /** @description Stored encrypted; never returned. */
+                    password: string;
+                    /** @description 5432 for postgresql and 3306 for mysql when omitted. */
+                    port?: number;
+                    /**
+                     * @description "prefer" when omitted: TLS when the server offers it.
+                     * @enum {string}
+                     */
+                    sslMode?: "disable" | "prefer" | "require";
+                    username: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Connection"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Connection"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    database?: string;
+                    /** @enum {string} */
+                    dbType?: "postgresql" | "mysql";
+                    /** @description A host name or an IP address. */
+                    host?: string;
+                    name?: string;
+                    /** @description Stored encrypted; never returned. */
+                    password?: string;
+                    /** @description 5432 for postgresql and 3306 for mysql when omitted. */
+                    port?: number;
+                    /**
+                     * @description "prefer" when omitted: TLS when the server offers it.
+                     * @enum {string}
+                     */
+                    sslMode?: "disable" | "prefer" | "require";
+                    username?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Connection"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importFromConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Replace this dataset's rows (same id, name and table) instead of making a new dataset; the old rows stay until the new ones are all in. */
+                    datasetId?: string;
+                    /** @description The dataset name; the table name (or "query") when omitted. */
+                    name?: string;
+                    projectId: string;
+                    /** @description One read-only SELECT, run in a read-only transaction. */
+                    query?: string;
+                    /** @description A table or view, optionally schema-qualified: "sales" or "public.sales". */
+                    table?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the work goes on in the background. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dataset"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The dataset to replace (datasetId) is importing already. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Connection"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDatasets: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+                projectId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dataset"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveDataset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dataset"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDataset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDatasetRows: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetRowsPage"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The dataset is not ready (importing or failed). */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listExports: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Export"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Required for resource "dataset". */
+                    datasetId?: string;
+                    filters?: {
+                        /**
+                         * Format: date-time
+                         * @description Only items created at or after this time.
+                         */
+                        createdFrom?: string;
+                        /**
+                         * Format: date-time
+                         * @description Only items created before this time.
+                         */
+                        createdTo?: string;
+                        /** @enum {string} */
+                        severity?: "critical" | "high" | "medium" | "low" | "info";
+                        /** @description alerts: active, acknowledged or resolved; history: the query status. */
+                        status?: string;
+                    };
+                    /** @enum {string} */
+                    format: "csv" | "json" | "xlsx";
+                    /** @description alerts and history: only this project. */
+                    projectId?: string;
+                    /** @enum {string} */
+                    resource: "alerts" | "history" | "dataset";
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the work goes on in the background. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Export"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The dataset is not ready (importing or failed). */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Export"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export's file, in its format. */
+            200: {
+                headers: {
+                    /** @description attachment, with the file name as filename (ASCII) and filename* (UTF-8). */
+                    "Content-Disposition"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    }[];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export is not completed yet (pending, running or failed). */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listHistory: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+                projectId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["QueryRecord"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveHistoryEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["QueryRecordWithRows"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteHistoryEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listProjects: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    area?: string | null;
+                    description?: string | null;
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    area?: string | null;
+                    description?: string | null;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadDataset: {
+        parameters: {
+            query?: {
+                /** @description The dataset name; the file name without extension when omitted. */
+                name?: string;
+                /** @description Excel only: the worksheet to read; the first when omitted. */
+                sheet?: string;
+                /** @description Column types to use instead of inferred ones: "column:type,column:type" (integer, numeric, boolean, date, timestamp, text). */
+                types?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The CSV or xlsx file. Option fields (name, sheet, types) go before it.
+                     */
+                    file: string;
+                    /** @description The dataset name; the file name without extension when omitted. */
+                    name?: string;
+                    /** @description Excel only: the worksheet to read; the first when omitted. */
+                    sheet?: string;
+                    /** @description Column types to use instead of inferred ones: "column:type,column:type" (integer, numeric, boolean, date, timestamp, text). */
+                    types?: string;
+                };
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Dataset"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The dataset was deleted while the file was uploading. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file is larger than this server accepts. */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Usage"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+                role?: "admin" | "member" | "viewer";
+                status?: "invited" | "active" | "deactivated";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inviteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    name?: string;
+                    /** @enum {string} */
+                    role: "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A user with this email already belongs to the organization. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string | null;
+                    /** @enum {string} */
+                    role?: "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The user is the last active admin and would stop being one. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    activateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The user is active already. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deactivateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["User"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The user is deactivated already, or is the last active admin. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    events: ("alert.created" | "alert.acknowledged" | "alert.assigned" | "alert.resolved" | "alert.critical" | "alert.deleted" | "csv.uploaded" | "data.db_import" | "query.completed" | "query.deleted" | "project.created" | "project.updated" | "project.deleted" | "db_connection.created" | "db_connection.updated" | "db_connection.deleted" | "user.invited" | "user.joined" | "user.activated" | "user.deactivated" | "billing.subscription_activated" | "billing.subscription_cancelled" | "billing.trial_expired" | "billing.payment_failed" | "webhook.created" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "api_key.created" | "api_key.deleted")[];
+                    name: string;
+                    /** @description https:// and a public address. */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookWithSecret"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    events?: ("alert.created" | "alert.acknowledged" | "alert.assigned" | "alert.resolved" | "alert.critical" | "alert.deleted" | "csv.uploaded" | "data.db_import" | "query.completed" | "query.deleted" | "project.created" | "project.updated" | "project.deleted" | "db_connection.created" | "db_connection.updated" | "db_connection.deleted" | "user.invited" | "user.joined" | "user.activated" | "user.deactivated" | "billing.subscription_activated" | "billing.subscription_cancelled" | "billing.trial_expired" | "billing.payment_failed" | "webhook.created" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "api_key.created" | "api_key.deleted")[];
+                    isActive?: boolean;
+                    name?: string;
+                    /** @description https:// and a public address. */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                event?: "alert.created" | "alert.acknowledged" | "alert.assigned" | "alert.resolved" | "alert.critical" | "alert.deleted" | "csv.uploaded" | "data.db_import" | "query.completed" | "query.deleted" | "project.created" | "project.updated" | "project.deleted" | "db_connection.created" | "db_connection.updated" | "db_connection.deleted" | "user.invited" | "user.joined" | "user.activated" | "user.deactivated" | "billing.subscription_activated" | "billing.subscription_cancelled" | "billing.trial_expired" | "billing.payment_failed" | "webhook.created" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "api_key.created" | "api_key.deleted";
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Delivery"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Delivery"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the work goes on in the background. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Delivery"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The webhook is disabled; enable it with PATCH {"isActive": true} first. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Failed deliveries created at or after this time (at most 14 days ago) are sent again.
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the work goes on in the background. */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookRecovery"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The webhook is disabled; enable it with PATCH {"isActive": true} first. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookWithSecret"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    onAlertAcknowledged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertAcknowledgedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAlertAssigned: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertAssignedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAlertCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAlertCritical: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertCriticalEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAlertDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAlertResolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertResolvedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApiKeyDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onBillingPaymentFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BillingPaymentFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onBillingSubscriptionActivated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BillingSubscriptionActivatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onBillingSubscriptionCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BillingSubscriptionCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onBillingTrialExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BillingTrialExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCsvUploaded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CsvUploadedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDataDbImport: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DataDbImportEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDbConnectionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DbConnectionCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDbConnectionDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DbConnectionDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onDbConnectionUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DbConnectionUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onProjectCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onProjectDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onProjectUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onQueryCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueryCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onQueryDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueryDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onUserActivated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserActivatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onUserDeactivated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserDeactivatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onUserInvited: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserInvitedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onUserJoined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserJoinedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookDisabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookEnabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery id (dlv_…), the same on every attempt; use it to ignore repeats. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed by the base64-decoded secret after whsec_. During the 24 hours after a rotation it carries one signature per secret. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Standard Webhooks: Unix seconds when this attempt was signed; refuse ones far from now. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description The delivery id, as webhook-id. */
+                "X-Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /** @description The event name. */
+                "X-Service-Event": components["parameters"]["ServiceEvent"];
+                /** @description `sha256=<lowercase hex HMAC-SHA256 of the body>` keyed by the whole secret string; the current secret only. Verify webhook-signature first. */
+                "X-Service-Signature": components["parameters"]["ServiceSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEnabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answered within the timeout (10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails at once and the webhook is disabled. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time, is retried on the schedule (by default after 1, 5, 15 and 30 minutes; a Retry-After on 429 or 503 is honoured up to an hour); after the last attempt the delivery is failed. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

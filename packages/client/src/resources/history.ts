@@ -1,5 +1,5 @@
 import type { RequestOptions } from '../client.js';
-import type { HistoryEntry } from '../models.js';
+import type { HistoryEntry, HistoryEntryWithRows } from '../models.js';
 import type { FiltersOf, Operation } from '../operations.js';
 import type { PagePromise } from '../pagination.js';
 import { APIResource, segment } from '../resource.js';
@@ -12,7 +12,7 @@ export class History extends APIResource {
     return this.page('/history', params, options);
   }
 
-  retrieve(id: string, options?: RequestOptions): Promise<HistoryEntry> {
+  retrieve(id: string, options?: RequestOptions): Promise<HistoryEntryWithRows> {
     return this.data({ method: 'GET', path: `/history/${segment(id)}`, options });
   }
 

@@ -199,9 +199,14 @@ describe('the request path against a real server', () => {
 
   describe('retries and cancellation', () => {
     it('a response lost after the server committed is retried with the same key: one alert, one alert.created', async () => {
-      const vigil = client({ baseUrl: `http://127.0.0.1:${proxy.port}/api/v1` });
+      const recorder = recordingFetch();
+      const vigil = client({ baseUrl: `http://127.0.0.1:${proxy.port}/api/v1`, fetch: recorder.fetch });
       proxy.loseNextResponse();
       const alert = await vigil.alerts.create({ title: 'Lost on the way back', severity: 'critical', projectId });
+      const [lost, retried] = recorder.sent;
+      expect(lost.status).toBeUndefined();
+      expect(retried.status).toBe(201);
+      expect(retried.headers.get('idempotency-key')).toBe(lost.headers.get('idempotency-key'));
       const all = [];
       for await (const each of vigil.alerts.list({ projectId })) if (each.title === 'Lost on the way back') all.push(each);
       expect(all.map((a) => a.id)).toEqual([alert.id]);

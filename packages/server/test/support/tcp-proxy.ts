@@ -25,17 +25,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => undefined);
     }
-    client.pipe(upstream);
-    upstream.on('data', (chunk: Buffer) => {
-      if (losing) {
-        losing = false;
-        client.destroy();
-        upstream.destroy();
-        return;
-      }
-      client.write(chunk);
+    upstream.prependListener('data', () => {
+      if (!losing) return;
+      losing = false;
+      client.destroy();
+      upstream.destroy();
     });
-    upstream.on('end', () => client.end());
+    client.pipe(upstream).pipe(client);
   });
   const listen = (port: number) => new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
   await listen(0);

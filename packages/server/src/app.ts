@@ -83,7 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // A worker process serves only the health checks: the REST API is the api role's.
   if (config.role !== 'worker') {
     for (const schema of sharedSchemas) http.addSchema(schema);
-    await http.register(swagger, openapiOptions(config.siteUrl));
+    await http.register(swagger, openapiOptions());
     await http.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Vigil API reference' } });
 
     await http.register(

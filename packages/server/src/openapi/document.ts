@@ -67,7 +67,7 @@ function complete(document: Document): Document {
 }
 
 /** @fastify/swagger's options: the document is generated from the route schemas. */
-export function openapiOptions(siteUrl: string): SwaggerOptions {
+export function openapiOptions(): SwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
@@ -78,11 +78,9 @@ export function openapiOptions(siteUrl: string): SwaggerOptions {
           'Alerts and analytics, multi-tenant. Authenticate with an API key (`Authorization: Bearer svc_live_…`); ' +
           'errors are `{error, code, details?, requestId}`. See docs/api.md.',
       },
-      // Relative: the reference page's "Try it out" calls the host it was opened on, whichever that is.
-      servers: [
-        { url: '/', description: 'The server this document was read from' },
-        ...(siteUrl === '/' ? [] : [{ url: siteUrl, description: 'The configured public address (VIGIL_SITE_URL)' }]),
-      ],
+      // Relative: the reference page's "Try it out" calls the host it was opened on (127.0.0.1,
+      // localhost or VIGIL_SITE_URL alike); a generated client is given its base URL.
+      servers: [{ url: '/', description: 'The server this document was read from' }],
       components: {
         securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_ and 64 hex digits.' } },
         headers,

@@ -7,6 +7,8 @@ export type ErrorCode =
   | 'VALIDATION_ERROR'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'REQUEST_TIMEOUT'
+  | 'HEADERS_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'INTERNAL_ERROR'
   | 'AI_PROVIDER_ERROR'
@@ -17,7 +19,7 @@ export interface FieldProblem {
   message: string;
 }
 
-const statusOf: Record<ErrorCode, number> = {
+export const statusOf: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
   PLAN_UPGRADE_REQUIRED: 403,
   FORBIDDEN: 403,
@@ -26,6 +28,8 @@ const statusOf: Record<ErrorCode, number> = {
   VALIDATION_ERROR: 422,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   AI_PROVIDER_ERROR: 502,

@@ -11,7 +11,7 @@ export class UserService {
   constructor(private readonly ctx: ServiceContext) {}
 
   async list(orgId: string, filters: UserFilters, page: PageQuery): Promise<Page<User>> {
-    const window = pageWindow(page);
+    const window = pageWindow(page, orgId, this.ctx.config.secretKey);
     return toPage(await listUsers(this.ctx.db, orgId, filters, window), window);
   }
 

@@ -65,7 +65,9 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = translate(error, request);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // Only our own failures are errors; an unreachable provider or a missing component is the operator's to see, not page on.
+    if (apiError.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request failed');
+    else if (apiError.status >= 500) request.log.warn({ code: apiError.code, reason: apiError.message }, 'request not served');
     return sendError(reply, request, apiError);
   });
 }

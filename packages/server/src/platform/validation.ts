@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { FieldProblem } from './errors.js';
+import { type FieldProblem, invalid } from './errors.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -30,24 +30,28 @@ const problem = (instancePath: string, message: string): ErrorObject => ({
 
 const pointer = (path: string, key: string): string => `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
+/** Deeper input is refused before anything recurses through it (Ajv, the database's JSON). */
+const maxDepth = 32;
+
 /**
- * The path of the first string (or object key) holding U+0000. PostgreSQL cannot store it in text
- * or jsonb, so it is refused here, once for every route, instead of failing in the database.
+ * The first place that no route may take: a string (or object key) holding U+0000, which
+ * PostgreSQL cannot store in text or jsonb, or nesting deeper than `maxDepth`. Checked here, once
+ * for every route, instead of failing in the database; a loop, so no input can exhaust the stack.
  */
-function firstNul(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index += 1) {
-      const found = firstNul(value[index], `${path}/${index}`);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) return path;
-      const found = firstNul(item, pointer(path, key));
-      if (found !== undefined) return found;
+function firstForbidden(data: unknown): { path: string; message: string } | undefined {
+  const pending: { value: unknown; path: string; depth: number }[] = [{ value: data, path: '', depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, path, depth } = next;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return { path, message: 'must not contain the NUL character (\\u0000)' };
+    } else if (value !== null && typeof value === 'object') {
+      if (depth >= maxDepth) return { path, message: `is nested more than ${maxDepth} levels deep` };
+      const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+      for (let index = entries.length - 1; index >= 0; index -= 1) {
+        const [key, item] = entries[index];
+        if (key.includes('\u0000')) return { path, message: 'must not have a field name with the NUL character (\\u0000)' };
+        pending.push({ value: item, path: pointer(path, key), depth: depth + 1 });
+      }
     }
   }
   return undefined;
@@ -75,9 +79,9 @@ type Check = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 /** Ajv's check preceded by the rules every route shares; a failure reads like Ajv's own. */
 function withTextRules(validate: ValidateFunction, numeric: string[]): Check {
   const check: Check = (data) => {
-    const nul = firstNul(data, '');
-    if (nul !== undefined) {
-      check.errors = [problem(nul, 'must not contain the NUL character (\\u0000)')];
+    const forbidden = firstForbidden(data);
+    if (forbidden !== undefined) {
+      check.errors = [problem(forbidden.path, forbidden.message)];
       return false;
     }
     const notDecimal = firstNonDecimal(data, numeric);
@@ -139,4 +143,16 @@ export function fieldProblems(errors: ErrorObject[], part: string): { problems: 
   }
   const all = [...byField.values()];
   return { problems: all.slice(0, maxProblems), more: Math.max(0, all.length - maxProblems) };
+}
+
+const compiledValueChecks = new WeakMap<object, ValidateFunction>();
+
+/**
+ * A value that did not come through a route (the CLI, the admin socket) checked by the route's
+ * own schema: 422 naming `field` as the API would.
+ */
+export function checkValue(schema: object, value: unknown, field: string): void {
+  let validate = compiledValueChecks.get(schema);
+  if (!validate) compiledValueChecks.set(schema, (validate = bodyAjv.compile(schema)));
+  if (!validate(value)) throw invalid(field, messageOf(validate.errors![0]));
 }

@@ -31,12 +31,12 @@ describe.each(databaseKinds)('the model’s SQL, per organization, on %s', (kind
     const { chat } = t.app.services;
     const held = gate();
     const started: number[] = [];
-    const statement = (n: number) => () =>
-      chat.readers.read(heavyProject, 5_000, async (tx) => {
-        started.push(n);
-        await held.opened;
-        return tx.query<{ n: number }>('SELECT count(*)::int AS n FROM alerts');
-      });
+    // Held before its transaction: PGlite has one connection, so a transaction held open would stop everyone.
+    const statement = (n: number) => async () => {
+      started.push(n);
+      await held.opened;
+      return chat.readers.read(heavyProject, 5_000, (tx) => tx.query<{ n: number }>('SELECT count(*)::int AS n FROM alerts'));
+    };
     const heavyQuestions = [1, 2, 3, 4, 5, 6].map((n) => chat.modelSql.run(heavy.orgId, statement(n)));
     await expect.poll(() => started.length).toBe(2);
     expect(chat.modelSql.load(heavy.orgId)).toEqual({ running: 2, waiting: 4 });

@@ -43,6 +43,8 @@ export async function openRuntime(config: Config, options: { migrate?: boolean }
   const db = await connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     if (options.migrate !== false) await migrate(db);
+    // PGlite sets 0666 on the files it writes, whatever the umask: tightened again now they exist.
+    await keepDataPrivate(config.dataDir);
   } catch (error) {
     await db.close();
     throw error;

@@ -4,8 +4,8 @@ import path from 'node:path';
 /**
  * The data directory holds every tenant's data (the embedded database, exports, the secret key):
  * it is made readable by the server's own user only. From now on files are created 0600 and
- * directories 0700 (umask 077), and what an older version left 0644/0755 is tightened, so that
- * another local user can read nothing.
+ * directories 0700 (umask 077), and what is already there is tightened. PGlite chmods the files it
+ * creates to 0666 regardless; the directory's 0700 is what keeps those from other users.
  */
 export async function keepDataPrivate(dataDir: string): Promise<void> {
   process.umask(0o077);

@@ -115,7 +115,7 @@ describe('vigil keeps the embedded data private and checks what it stores', () =
     } finally {
       await data.remove();
     }
-  }, 180_000);
+  }, 300_000);
 });
 
 describe.runIf(postgresUrl)('vigil against PostgreSQL', () => {

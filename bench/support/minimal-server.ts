@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { type AlertRow, toAlert } from '../../packages/server/src/modules/alerts/store.js';
-import { toPage } from '../../packages/server/src/platform/pagination.js';
+import { pageWindow, toPage } from '../../packages/server/src/platform/pagination.js';
 
 /**
  * The data path's limit: the very query Vigil's alert list runs (db/list.ts selectPage, no filters,
@@ -13,7 +13,7 @@ import { toPage } from '../../packages/server/src/platform/pagination.js';
 const orgId = process.env.BENCH_ORG_ID;
 if (!orgId) throw new Error('BENCH_ORG_ID is required');
 const sql = 'SELECT * FROM alerts WHERE org_id = $1 ORDER BY id DESC LIMIT $2';
-const window = { limit: 20, beforeId: undefined };
+const window = pageWindow({ limit: 20 }, orgId, 'bench-secret-key-0123456789abcdef0123');
 
 async function openQuery(): Promise<{ query: (params: unknown[]) => Promise<AlertRow[]>; close: () => Promise<void> }> {
   if (process.env.DATABASE_URL) {

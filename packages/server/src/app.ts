@@ -11,9 +11,11 @@ import { sharedSchemas } from './openapi/shared-schemas.js';
 import { requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
+import { answerClientError } from './platform/client-errors.js';
 import { answerUnroutable, installErrorHandler, installNotFoundHandler } from './platform/http-errors.js';
 import { idempotentPosts } from './platform/idempotency.js';
 import { newId } from './platform/ids.js';
+import { installJsonBodyParser } from './platform/json-body.js';
 import { loggerOptions } from './platform/logger.js';
 import type { RateLimiter } from './platform/rate-limit.js';
 import { schemaCompiler } from './platform/validation.js';
@@ -50,10 +52,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors: answerUnroutable,
+    clientErrorHandler: answerClientError,
+    // A body trickled in a byte at a time must not hold a connection forever.
+    requestTimeout: config.requestTimeoutMs,
+    http: { connectionsCheckingInterval: Math.min(config.requestTimeoutMs, 5000) },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  http.server.headersTimeout = Math.min(config.requestTimeoutMs, 20_000);
   http.setValidatorCompiler(schemaCompiler);
   // Bodies are JSON: without this, text/plain (what fetch sends for a bare string) reaches validation as a string.
   http.removeContentTypeParser('text/plain');
+  installJsonBodyParser(http);
   installErrorHandler(http);
   installNotFoundHandler(http);
 

@@ -27,6 +27,8 @@ export interface Config {
   connectionsAllowPrivate: boolean;
   maxUploadBytes: number;
   importMaxRows: number;
+  /** How long a client may take to send a whole request, headers and body (VIGIL_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
   logLevel: string;
 }
 
@@ -133,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     connectionsAllowPrivate: boolean(env, 'VIGIL_CONNECTIONS_ALLOW_PRIVATE'),
     maxUploadBytes: integer(env, 'VIGIL_MAX_UPLOAD_MB', 50, 1, 10_240) * 1024 * 1024,
     importMaxRows: integer(env, 'VIGIL_IMPORT_MAX_ROWS', 1_000_000, 1, 100_000_000),
+    requestTimeoutMs: integer(env, 'VIGIL_REQUEST_TIMEOUT_MS', 120_000, 1000, 3_600_000),
     logLevel: logLevel(env),
   };
 }

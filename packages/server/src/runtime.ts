@@ -6,6 +6,7 @@ import { connectDb, type Db } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './platform/rate-limit.js';
+import { keepDataPrivate } from './platform/private-files.js';
 import { resolveSecretKey } from './platform/secret-key.js';
 
 export interface Runtime {
@@ -37,10 +38,13 @@ export async function openRuntime(config: Config, options: { migrate?: boolean }
     // Two PGlite instances on the same files would corrupt them.
     throw new Error(`another Vigil server is using ${config.dataDir}; stop it first, or set VIGIL_DATA_DIR to another directory`);
   }
+  await keepDataPrivate(config.dataDir);
   const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
   const db = await connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     if (options.migrate !== false) await migrate(db);
+    // PGlite sets 0666 on the files it writes, whatever the umask: tightened again now they exist.
+    await keepDataPrivate(config.dataDir);
   } catch (error) {
     await db.close();
     throw error;

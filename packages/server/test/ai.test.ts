@@ -274,13 +274,19 @@ describe.each(databaseKinds)('AI not configured on %s', (kind) => {
   });
   afterAll(() => t.close());
 
-  it('answers 503 SERVICE_UNAVAILABLE to every chat request, valid or not, and still serves history', async () => {
+  it('answers 503 SERVICE_UNAVAILABLE to a valid chat request, after its body and project were checked, and still serves history', async () => {
     const project = await createProject(t, org);
-    for (const body of [{ message: 'hi', projectId: project.id }, { nonsense: true }]) {
-      const response = await t.request<ErrorBody>('POST', 'chat', { apiKey: org.apiKey, body });
-      expect(response.status).toBe(503);
-      expect(response.body.code).toBe('SERVICE_UNAVAILABLE');
-    }
+    const valid = await t.request<ErrorBody>('POST', 'chat', { apiKey: org.apiKey, body: { message: 'hi', projectId: project.id } });
+    expect(valid.status).toBe(503);
+    expect(valid.body.code).toBe('SERVICE_UNAVAILABLE');
+    const invalid = await t.request<ErrorBody>('POST', 'chat', { apiKey: org.apiKey, body: { nonsense: true } });
+    expect(invalid.status).toBe(422);
+    const nul = await t.request<ErrorBody>('POST', 'chat', { apiKey: org.apiKey, body: { message: 'a\u0000b', projectId: project.id } });
+    expect(nul.body.details).toEqual([{ field: 'message', message: 'must not contain the NUL character (\\u0000)' }]);
+    const unknownProject = await t.request<ErrorBody>('POST', 'chat', { apiKey: org.apiKey, body: { message: 'hi', projectId: 'proj_01jz0000000000000000000000' } });
+    expect(unknownProject.status).toBe(404);
+    const levels = t.logs.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.msg === 'request not served' || line.msg === 'request failed');
+    expect(levels.map((line) => line.level)).toEqual([40]);
     expect((await t.request('POST', 'chat', { body: { message: 'hi', projectId: project.id } })).status).toBe(401);
     expect((await t.request('GET', 'history', { apiKey: org.apiKey })).status).toBe(200);
   });

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminSocketPath } from '../src/admin/socket.js';
@@ -95,6 +96,26 @@ describe('vigil on the embedded database, with no server running', () => {
       await data.remove();
     }
   });
+});
+
+describe('vigil keeps the embedded data private and checks what it stores', () => {
+  it('refuses --admin-email notanemail as the API does, and leaves the data directory owner-only', async () => {
+    const data = await tempDataDir();
+    const env = { VIGIL_DATA_DIR: path.join(data.dir, 'nested', 'data') };
+    try {
+      expectOneLineError(
+        await runCli(['org', 'create', '--name', 'Typo', '--plan', 'business', '--admin-email', 'notanemail'], env),
+        /adminEmail must match format "email"/,
+      );
+      // Every tenant's data is there: readable by this OS user only, what PGlite wrote included.
+      const modes = await Promise.all(
+        ['', 'pglite', 'pglite/PG_VERSION', 'pglite/base', 'secret.key'].map(async (entry) => [entry, (await stat(path.join(env.VIGIL_DATA_DIR, entry))).mode & 0o777]),
+      );
+      expect(Object.fromEntries(modes)).toEqual({ '': 0o700, pglite: 0o700, 'pglite/PG_VERSION': 0o600, 'pglite/base': 0o700, 'secret.key': 0o600 });
+    } finally {
+      await data.remove();
+    }
+  }, 300_000);
 });
 
 describe.runIf(postgresUrl)('vigil against PostgreSQL', () => {

@@ -35,6 +35,7 @@ describe('configuration from the environment', () => {
       connectionsAllowPrivate: false,
       maxUploadBytes: 50 * 1024 * 1024,
       importMaxRows: 1_000_000,
+      requestTimeoutMs: 120_000,
       logLevel: 'info',
     });
   });
@@ -58,6 +59,7 @@ describe('configuration from the environment', () => {
       VIGIL_CONNECTIONS_ALLOW_PRIVATE: '1',
       VIGIL_MAX_UPLOAD_MB: '5',
       VIGIL_IMPORT_MAX_ROWS: '1000',
+      VIGIL_REQUEST_TIMEOUT_MS: '30000',
       LOG_LEVEL: 'debug',
     });
     // toMatchObject: features add their own settings beside these.
@@ -77,6 +79,7 @@ describe('configuration from the environment', () => {
       connectionsAllowPrivate: true,
       maxUploadBytes: 5 * 1024 * 1024,
       importMaxRows: 1000,
+      requestTimeoutMs: 30_000,
       logLevel: 'debug',
     });
   });

@@ -38,6 +38,7 @@ describe('the SQL guard', () => {
     ['a qualified operator outside pg_catalog', 'SELECT 1 OPERATOR(public.+) 1 FROM sales', /schema-qualified/],
     ['current_user', 'SELECT current_user', /Session information/],
     ['an unbounded allocation', "SELECT repeat('x', 1000000000)", /repeat\(\) is not allowed/],
+    ['a width that allocates 500 MB', "SELECT format('%500000000s', 'x') FROM sales", /format\(\) is not allowed/],
     ['a syntax error', 'SELEC 1', /Syntax error/],
     ['a statement too long', `SELECT ${'1 + '.repeat(7_000)}1`, /longer than/],
   ])('refuses %s', async (_name, sql, reason) => {

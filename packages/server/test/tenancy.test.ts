@@ -105,12 +105,14 @@ describe.each(databaseKinds)("another organization's resources on %s", (kind) =>
     }
   });
 
-  it('a cursor made from their list does not reveal their rows in ours', async () => {
+  it('a cursor made from their list is refused in ours with 422 naming the cursor', async () => {
     await createAlert(t, them, { title: 'Their second', projectId: theirProject.id });
     const theirPage = await t.request<{ meta: { nextCursor: string } }>('GET', 'alerts?limit=1', { apiKey: them.apiKey });
-    const ours = await t.request<{ data: Alert[] }>('GET', `alerts?cursor=${theirPage.body.meta.nextCursor}`, { apiKey: us.apiKey });
-    expect(ours.status).toBe(200);
-    expect(ours.body.data.every((alert) => alert.projectId === ourProject.id)).toBe(true);
+    const ours = await t.request<{ details: { field: string }[] }>('GET', `alerts?cursor=${theirPage.body.meta.nextCursor}`, { apiKey: us.apiKey });
+    expect(ours.status).toBe(422);
+    expect(ours.body.details).toEqual([{ field: 'cursor', message: 'is not a cursor this API returned' }]);
+    const theirs = await t.request('GET', `alerts?cursor=${theirPage.body.meta.nextCursor}`, { apiKey: them.apiKey });
+    expect(theirs.status).toBe(200);
   });
 
   it('their resources are untouched and still theirs', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventNames } from '../src/events/catalog.js';
 import { ManualClock } from '../src/platform/clock.js';
+import { fanOutEvent } from '../src/webhooks/fan-out.js';
 import { databaseKinds } from './support/databases.js';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 
@@ -127,6 +128,27 @@ describe.each(databaseKinds)('webhook API on %s', (kind) => {
     expect(badUpdate.status).toBe(422);
     expect(badUpdate.body.error).toMatch(/url points to 10\.0\.0\.8, a private address/);
     expect((await t.request('PATCH', `webhooks/${hook.id}`, { apiKey: org.apiKey, body: {} })).status).toBe(422);
+  });
+
+  it('events ["*"] subscribes to every event, including ones added to the catalog later', async () => {
+    const everything = await create({ name: 'Everything', url: publicUrl, events: ['*'] });
+    expect(everything.status).toBe(201);
+    expect(everything.body.data.events).toEqual(['*']);
+    const only = (await create({ name: 'Only alerts', url: publicUrl, events: ['alert.created'] })).body.data;
+    const project = await t.request<{ data: { id: string } }>('POST', 'projects', { apiKey: org.apiKey, body: { name: 'Watched' } });
+    // An event the catalog does not have yet, written as recordEvent writes one.
+    const future = { id: 'evt_01jz0000000000000000000000', orgId: org.orgId, event: 'dashboard.future_event', at: clock.now() };
+    await t.database.db.transaction(async (tx) => {
+      await tx.query('INSERT INTO events (id, org_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5)', [future.id, org.orgId, future.event, {}, future.at]);
+      await fanOutEvent(tx, future);
+    });
+    const delivered = async (hookId: string) =>
+      (await t.request<{ data: { event: string }[] }>('GET', `webhooks/${hookId}/deliveries?limit=100`, { apiKey: org.apiKey })).body.data.map((d) => d.event);
+    expect(await delivered(everything.body.data.id)).toEqual(expect.arrayContaining(['project.created', 'dashboard.future_event']));
+    expect(await delivered(only.id)).toEqual([]);
+    expect(project.status).toBe(201);
+    const theirs = await t.request<{ data: { event: string }[] }>('GET', `webhooks/${everything.body.data.id}/deliveries`, { apiKey: other.apiKey });
+    expect(theirs.status).toBe(404);
   });
 
   it("answers 404 for another organization's webhook and its deliveries on every route", async () => {

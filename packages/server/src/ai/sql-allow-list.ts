@@ -1,8 +1,9 @@
 /**
  * What the model's SQL may use beyond plain columns and operators. Everything not listed is
  * refused, so nothing here can read files, reach the network, sleep, change settings, touch
- * large objects or the catalogs, or allocate without bound (repeat, lpad and generate_series are
- * left out on purpose: PGlite cannot interrupt a runaway statement).
+ * large objects or the catalogs, or allocate without bound (repeat, lpad, generate_series and
+ * format, whose width specifier `%500000000s` allocates 500 MB, are left out on purpose: PGlite
+ * cannot interrupt a runaway statement).
  */
 export const allowedFunctions: ReadonlySet<string> = new Set([
   // aggregates
@@ -18,7 +19,7 @@ export const allowedFunctions: ReadonlySet<string> = new Set([
   // text
   'lower', 'upper', 'initcap', 'length', 'char_length', 'character_length', 'octet_length', 'substr', 'substring', 'left',
   'right', 'btrim', 'ltrim', 'rtrim', 'replace', 'split_part', 'concat', 'concat_ws', 'position', 'strpos', 'starts_with',
-  'reverse', 'regexp_replace', 'regexp_match', 'regexp_like', 'regexp_count', 'translate', 'format', 'like_escape',
+  'reverse', 'regexp_replace', 'regexp_match', 'regexp_like', 'regexp_count', 'translate', 'like_escape',
   'similar_to_escape', 'overlay', 'to_char', 'quote_literal', 'md5',
   // dates and times
   'now', 'date_trunc', 'date_part', 'extract', 'date_bin', 'age', 'make_date', 'make_time', 'make_timestamp',

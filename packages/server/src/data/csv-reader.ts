@@ -1,4 +1,5 @@
 import Papa from 'papaparse';
+import type { ApiError } from '../platform/errors.js';
 import { badFile } from './file-problems.js';
 import type { TableRecord } from './table-record.js';
 
@@ -46,13 +47,25 @@ async function* decodeUtf8(source: AsyncIterable<Buffer>): AsyncGenerator<string
   }
 }
 
+/** One record (a line, or several when a quoted field holds line breaks) may be at most this long. */
+export const maxRecordChars = 1024 * 1024;
+/** New text is parsed in batches at least this large, so that tiny network chunks cost no re-parse each. */
+const minBatchChars = 64 * 1024;
+
+const recordTooLong = (line: number): ApiError =>
+  badFile(
+    `Line ${line} is longer than ${maxRecordChars / 1024 / 1024} MiB (${maxRecordChars.toLocaleString('en')} characters) without ending: ` +
+      'the file has no line breaks, or a quote there is never closed.',
+  );
+
 /** Holds back text until the first line is complete, so the delimiter is chosen from the whole header. */
 async function withHeaderLine(text: AsyncGenerator<string>): Promise<{ headerLine: string; all: AsyncGenerator<string> }> {
   let buffered = '';
   let next = await text.next();
   while (!next.done) {
     buffered += next.value;
-    if (buffered.includes('\n') || buffered.length > 1_000_000) break;
+    if (buffered.includes('\n')) break;
+    if (buffered.length > maxRecordChars) throw recordTooLong(1);
     next = await text.next();
   }
   async function* all(): AsyncGenerator<string> {
@@ -69,21 +82,40 @@ function newlineOf(headerLine: string, text: string): '\r\n' | '\n' | '\r' {
   return !text.includes('\n') && text.includes('\r') ? '\r' : '\n';
 }
 
+const countLines = (text: string): number => {
+  let lines = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines += 1;
+  return lines;
+};
+
+interface PapaResult {
+  data: string[][];
+  errors: { code: string; index: number }[];
+  meta: { cursor: number };
+}
+
 /**
  * The records of a CSV file (comma, semicolon or tab separated, quoted fields, UTF-8 with or
  * without BOM), streamed a chunk at a time. papaparse measured about twice as fast as csv-parse on
- * the same file; its core parser is fed directly, with the unfinished last line carried over to
- * the next chunk, so each chunk's records come as one batch.
+ * the same file; its core parser is fed directly, with the unfinished last record carried over.
+ * Linear whatever the line length: new text is parsed only once it is at least as long as the
+ * carried-over record (so each character is re-read a bounded number of times), and a record
+ * longer than `maxRecordChars` is refused naming the line where it starts.
  */
 export async function* readCsvRecords(source: AsyncIterable<Buffer>): AsyncGenerator<TableRecord[]> {
   const { headerLine, all } = await withHeaderLine(decodeUtf8(source));
   let parser: Papa.Parser | undefined;
   let partial = '';
   let rowNumber = 0;
+  let linesDone = 0;
   const parse = (input: string, last: boolean): TableRecord[] => {
     parser ??= new Papa.Parser({ delimiter: detectDelimiter(headerLine), newline: newlineOf(headerLine, input) });
-    const result = parser.parse(input, 0, !last) as { data: string[][]; meta: { cursor: number } };
+    const result = parser.parse(input, 0, !last) as PapaResult;
+    const unclosed = result.errors.find((error) => error.code === 'MissingQuotes');
+    if (unclosed) throw badFile(`Line ${linesDone + 1 + countLines(input.slice(0, unclosed.index))} opens a quoted field that is never closed.`);
     partial = last ? '' : input.slice(result.meta.cursor);
+    linesDone += last ? 0 : countLines(input.slice(0, result.meta.cursor));
+    if (partial.length > maxRecordChars) throw recordTooLong(linesDone + 1);
     const records: TableRecord[] = [];
     for (const values of result.data) {
       rowNumber += 1;
@@ -92,10 +124,14 @@ export async function* readCsvRecords(source: AsyncIterable<Buffer>): AsyncGener
     }
     return records;
   };
+  let pending = '';
   for await (const text of all) {
-    const records = parse(partial + text, false);
+    pending += text;
+    if (pending.length < Math.max(minBatchChars, partial.length)) continue;
+    const records = parse(partial + pending, false);
+    pending = '';
     if (records.length > 0) yield records;
   }
-  const rest = parse(partial, true);
+  const rest = parse(partial + pending, true);
   if (rest.length > 0) yield rest;
 }

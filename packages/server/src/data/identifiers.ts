@@ -5,19 +5,18 @@ const reserved = new Set(
     'current_catalog current_date current_role current_time current_timestamp current_user default deferrable desc ' +
     'distinct do else end except false fetch for foreign from grant group having in initially intersect into lateral ' +
     'leading limit localtime localtimestamp not null offset on only or order placing primary references returning ' +
-    'select session_user some symmetric table then to trailing true union unique user using variadic when where window with'
+    'select session_user some symmetric table then to trailing true union unique user using variadic when where window with ' +
+    // PostgreSQL's system columns: every table has them, so a column of the same name cannot be created.
+    'tableoid xmin cmin xmax cmax ctid'
   ).split(' '),
 );
 
 /** PostgreSQL truncates identifiers at 63 bytes; leave room for a "_99" suffix and a "_pkey" index name. */
 const maxLength = 50;
 
-/**
- * A lowercase SQL identifier made of a-z, 0-9 and _, never starting with a digit or an underscore
- * (names starting with "_" are kept for Vigil's own columns such as _row_id).
- */
-export function toIdentifier(text: string, fallback: string): string {
-  let identifier = text
+/** The text's letters and digits in a-z, 0-9 and _ (accents dropped); empty when it has none, as in 売上. */
+const latinPart = (text: string): string =>
+  text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
@@ -25,6 +24,13 @@ export function toIdentifier(text: string, fallback: string): string {
     .replace(/^_+|_+$/g, '')
     .slice(0, maxLength)
     .replace(/_+$/, '');
+
+/**
+ * A lowercase SQL identifier made of a-z, 0-9 and _, never starting with a digit or an underscore
+ * (names starting with "_" are kept for Vigil's own columns such as _row_id).
+ */
+export function toIdentifier(text: string, fallback: string): string {
+  let identifier = latinPart(text);
   if (identifier === '') identifier = fallback;
   if (/^[0-9]/.test(identifier)) identifier = `${fallback}_${identifier}`.slice(0, maxLength);
   return reserved.has(identifier) ? `${identifier}_` : identifier;
@@ -39,11 +45,11 @@ export function firstFree(base: string, taken: (candidate: string) => boolean): 
   }
 }
 
-/** One identifier per header cell, unique within the list; empty cells become column_N. */
+/** One identifier per header cell, unique within the list; cells with no Latin letter or digit become column_N. */
 export function columnIdentifiers(headers: string[]): string[] {
   const used = new Set<string>();
   return headers.map((header, index) => {
-    const name = firstFree(toIdentifier(header, header.trim() === '' ? `column_${index + 1}` : 'column'), (c) => used.has(c));
+    const name = firstFree(toIdentifier(header, latinPart(header) === '' ? `column_${index + 1}` : 'column'), (c) => used.has(c));
     used.add(name);
     return name;
   });

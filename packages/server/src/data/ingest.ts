@@ -6,6 +6,8 @@ import { columnIdentifiers, quoteIdentifier } from './identifiers.js';
 import { type SourceKind, type TableRecord, locate } from './table-record.js';
 
 export const maxColumns = 500;
+/** A column's original name is kept and sent to the AI provider with every question: it stays short. */
+export const maxHeaderChars = 200;
 const sampleRows = 1000;
 
 export interface IngestSource {
@@ -47,6 +49,10 @@ function checkHeader(kind: SourceKind, header: string[]): string[] {
     throw badFile(`The file has no header: its first row holds values (${trimmed.slice(0, 3).join(', ')}) instead of column names.`);
   }
   if (trimmed.length > maxColumns) throw badFile(`The file has ${trimmed.length} columns; at most ${maxColumns} are accepted.`);
+  const long = trimmed.findIndex((cell) => cell.length > maxHeaderChars);
+  if (long !== -1) {
+    throw badFile(`The header's ${locate(kind, 1, long)}, column ${long + 1}, is ${trimmed[long].length} characters long; a column name may have at most ${maxHeaderChars}.`);
+  }
   return trimmed;
 }
 

@@ -71,6 +71,9 @@ export type EventData<E extends EventName> = Static<(typeof eventCatalog)[E]['da
 
 export const eventNames = Object.keys(eventCatalog) as EventName[];
 
+/** A webhook subscribed to this receives every event, those added to the catalog later too. */
+export const allEvents = '*';
+
 export function isEventName(value: string): value is EventName {
   return Object.hasOwn(eventCatalog, value);
 }

@@ -29,8 +29,13 @@ export interface AuthOptions {
 
 const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
 
+/** Node keeps the first of several Authorization headers; which key is meant is then a guess, so refuse. */
+const authorizationCount = (request: FastifyRequest): number =>
+  request.raw.rawHeaders.filter((name, index) => index % 2 === 0 && name.toLowerCase() === 'authorization').length;
+
 function presentedKey(request: FastifyRequest): string {
   const header = request.headers.authorization;
+  if (authorizationCount(request) > 1) throw unauthorized('Send exactly one Authorization header.');
   if (!header) throw unauthorized('Send your API key in the Authorization header: Bearer svc_live_….');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw unauthorized('The Authorization header must be "Bearer <API key>".');

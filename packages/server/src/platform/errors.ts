@@ -9,6 +9,8 @@ export const errorCodes = [
   'VALIDATION_ERROR',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
+  'REQUEST_TIMEOUT',
+  'HEADERS_TOO_LARGE',
   'RATE_LIMITED',
   'INTERNAL_ERROR',
   'AI_PROVIDER_ERROR',
@@ -21,7 +23,7 @@ export interface FieldProblem {
   message: string;
 }
 
-const statusOf: Record<ErrorCode, number> = {
+export const statusOf: Record<ErrorCode, number> = {
   UNAUTHORIZED: 401,
   PLAN_UPGRADE_REQUIRED: 403,
   FORBIDDEN: 403,
@@ -31,6 +33,8 @@ const statusOf: Record<ErrorCode, number> = {
   VALIDATION_ERROR: 422,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   AI_PROVIDER_ERROR: 502,

@@ -9,15 +9,31 @@ export interface ErrorBody {
   requestId: string;
 }
 
-/** Fastify's own failures, translated into the API's codes. */
-function translate(error: FastifyError): ApiError {
-  if (error instanceof ApiError) return error;
-  if (error.validation) {
-    const part = error.validationContext ?? 'body';
-    const details = fieldProblems(error.validation as Parameters<typeof fieldProblems>[0], part);
-    const summary = details.map((problem) => `${problem.field} ${problem.message}`).join('; ');
-    return new ApiError('VALIDATION_ERROR', `The ${part === 'querystring' ? 'query' : part} is invalid: ${summary}.`, details);
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The media types a route takes when it does not take JSON, named in its 415 answer. */
+    accepts?: string[];
   }
+}
+
+const unsupportedMediaType = (request: FastifyRequest): ApiError => {
+  const accepts = request.routeOptions.config.accepts ?? ['application/json'];
+  return new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send the body as ${accepts.join(' or ')}.`);
+};
+
+function invalidInput(error: FastifyError): ApiError {
+  const part = error.validationContext ?? 'body';
+  // A path id that fails its schema (too long, a NUL character) names nothing that can exist.
+  if (part === 'params') return new ApiError('NOT_FOUND', 'No such resource: the id in the path cannot exist.');
+  const { problems, more } = fieldProblems(error.validation as Parameters<typeof fieldProblems>[0], part);
+  const summary = problems.map((problem) => `${problem.field} ${problem.message}`).join('; ') + (more ? `; and ${more} more` : '');
+  return new ApiError('VALIDATION_ERROR', `The ${part === 'querystring' ? 'query' : part} is invalid: ${summary}.`, problems);
+}
+
+/** Fastify's own failures, translated into the API's codes. */
+function translate(error: FastifyError, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation) return invalidInput(error);
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -26,7 +42,7 @@ function translate(error: FastifyError): ApiError {
       return new ApiError('PAYLOAD_TOO_LARGE', 'The body is larger than this endpoint accepts.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+      return unsupportedMediaType(request);
   }
   if (error instanceof SyntaxError) return new ApiError('VALIDATION_ERROR', 'The body is not valid JSON.');
   if (error.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE', 'The body is larger than this endpoint accepts.');
@@ -48,8 +64,10 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = translate(error);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    const apiError = translate(error, request);
+    // Only our own failures are errors; an unreachable provider or a missing component is the operator's to see, not page on.
+    if (apiError.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request failed');
+    else if (apiError.status >= 500) request.log.warn({ code: apiError.code, reason: apiError.message }, 'request not served');
     return sendError(reply, request, apiError);
   });
 }

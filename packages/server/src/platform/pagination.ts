@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { NullableString, refTo } from './route-schemas.js';
 import { invalid } from './errors.js';
@@ -32,18 +33,39 @@ export interface Page<T> {
 export interface PageWindow {
   limit: number;
   beforeId: string | undefined;
+  /** Whom the next cursor is made for. */
+  scope: CursorScope;
 }
 
+interface CursorScope {
+  orgId: string;
+  secretKey: string;
+}
+
+const seal = (id: string, { orgId, secretKey }: CursorScope): Buffer =>
+  createHmac('sha256', secretKey).update(`cursor\n${orgId}\n${id}`).digest().subarray(0, 12);
+
+const cursorOf = (id: string, scope: CursorScope): string =>
+  `${Buffer.from(id, 'utf8').toString('base64url')}.${seal(id, scope).toString('base64url')}`;
+
 /**
- * Cursors are opaque to clients: the base64url of the last id on the page. Ids are time-sortable
- * and unique, so "older than this id" never skips or repeats an item while others are inserted.
+ * Cursors are opaque to clients: the base64url of the last id on the page, sealed with an HMAC of
+ * the organization and the id, so that a cursor this API did not hand to this organization (junk
+ * appended, an id of another organization) is 422 rather than a page. Ids are time-sortable and
+ * unique, so "older than this id" never skips or repeats an item while others are inserted.
  */
-export function pageWindow(query: PageQuery): PageWindow {
+export function pageWindow(query: PageQuery, orgId: string, secretKey: string): PageWindow {
   const limit = query.limit ?? 20;
-  if (query.cursor === undefined) return { limit, beforeId: undefined };
-  const beforeId = Buffer.from(query.cursor, 'base64url').toString('utf8');
-  if (!/^[a-z]+_[0-9a-z]{26}$/.test(beforeId)) throw invalid('cursor', 'is not a cursor this API returned');
-  return { limit, beforeId };
+  const scope = { orgId, secretKey };
+  if (query.cursor === undefined) return { limit, beforeId: undefined, scope };
+  const [encodedId = '', mac = '', ...rest] = query.cursor.split('.');
+  const beforeId = Buffer.from(encodedId, 'base64url').toString('utf8');
+  const expected = seal(beforeId, scope);
+  const presented = Buffer.from(mac, 'base64url');
+  const canonical = rest.length === 0 && Buffer.from(beforeId, 'utf8').toString('base64url') === encodedId && presented.toString('base64url') === mac;
+  const genuine = canonical && presented.length === expected.length && timingSafeEqual(presented, expected);
+  if (!genuine || !/^[a-z]+_[0-9a-z]{26}$/.test(beforeId)) throw invalid('cursor', 'is not a cursor this API returned');
+  return { limit, beforeId, scope };
 }
 
 /** `rows` is what the store read with LIMIT window.limit + 1. */
@@ -56,7 +78,7 @@ export function toPage<T extends { id: string }>(rows: T[], window: PageWindow):
     meta: {
       limit: window.limit,
       hasMore,
-      nextCursor: hasMore && last ? Buffer.from(last.id, 'utf8').toString('base64url') : null,
+      nextCursor: hasMore && last ? cursorOf(last.id, window.scope) : null,
     },
   };
 }

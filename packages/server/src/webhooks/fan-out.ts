@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/connect.js';
+import { allEvents } from '../events/catalog.js';
 import { newId } from '../platform/ids.js';
 
 /** Workers LISTEN here; a NOTIFY sent inside a transaction arrives when it commits. */
@@ -17,8 +18,8 @@ export interface FannedEvent {
  */
 export async function fanOutEvent(tx: Queryable, event: FannedEvent): Promise<number> {
   const hooks = await tx.query<{ id: string }>(
-    `SELECT id FROM webhooks WHERE org_id = $1 AND is_active AND $2 = ANY (events) ORDER BY id`,
-    [event.orgId, event.event],
+    `SELECT id FROM webhooks WHERE org_id = $1 AND is_active AND ($2 = ANY (events) OR $3 = ANY (events)) ORDER BY id`,
+    [event.orgId, event.event, allEvents],
   );
   if (hooks.length === 0) return 0;
   const ids = hooks.map(() => newId('delivery', event.at.getTime()));

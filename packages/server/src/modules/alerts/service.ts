@@ -14,7 +14,7 @@ export class AlertService {
   constructor(private readonly ctx: ServiceContext) {}
 
   async list(orgId: string, filters: AlertFilters, page: PageQuery): Promise<Page<Alert>> {
-    const window = pageWindow(page);
+    const window = pageWindow(page, orgId, this.ctx.config.secretKey);
     return toPage(await listAlerts(this.ctx.db, orgId, filters, window), window);
   }
 

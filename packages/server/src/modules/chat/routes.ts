@@ -4,14 +4,9 @@ import { single } from '../../platform/pagination.js';
 import { responses } from '../../platform/route-schemas.js';
 import { AiResponse, AskQuestion } from './schema.js';
 import { AllowanceExceeded } from '../usage/service.js';
-import { type ChatService, notConfigured } from './service.js';
+import type { ChatService } from './service.js';
 
 export const chatRoutes: FastifyPluginAsyncTypebox<{ chat: ChatService }> = async (app, { chat }) => {
-  // Before body validation: an instance without AI answers 503 whatever is sent.
-  app.addHook('onRequest', async () => {
-    if (!chat.configured) throw notConfigured();
-  });
-
   app.post(
     '/chat',
     {

@@ -1,5 +1,6 @@
 import { OpenAiCompatibleProvider } from '../../ai/openai-provider.js';
 import { describeProject } from '../../ai/project-data.js';
+import { OrgConcurrency } from '../../ai/org-concurrency.js';
 import { ProjectReaders } from '../../ai/project-reader.js';
 import { systemPrompt } from '../../ai/prompt.js';
 import { type ChatProvider, ProviderError } from '../../ai/provider.js';
@@ -23,9 +24,14 @@ export interface Asker {
 export const notConfigured = () =>
   new ApiError('SERVICE_UNAVAILABLE', 'The AI component is not configured on this instance (set AI_BASE_URL and AI_MODEL).');
 
+/** The model's text may hold U+0000, which PostgreSQL cannot store. */
+const storable = (text: string): string => text.replaceAll('\u0000', '\uFFFD');
+
 export class ChatService {
   private readonly provider: ChatProvider | undefined;
   readonly readers: ProjectReaders;
+  /** The model's statements, at most two at a time per organization. */
+  readonly modelSql = new OrgConcurrency(2);
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -45,10 +51,11 @@ export class ChatService {
    * counted only once the provider has answered: a provider failure leaves nothing behind.
    */
   async ask(asker: Asker, input: AskQuestion): Promise<AiResponse> {
+    const { db, clock } = this.ctx;
+    // The question and the project are checked first: a client learns what is wrong with its request wherever it is sent.
+    const project = found(await findProject(db, asker.orgId, input.projectId), 'project');
     const provider = this.provider;
     if (!provider) throw notConfigured();
-    const { db, clock } = this.ctx;
-    const project = found(await findProject(db, asker.orgId, input.projectId), 'project');
     await this.usage.assertAiAllowance(asker.orgId);
     const started = clock.now();
     const tables = await describeProject(db, this.readers, asker.orgId, project.id);
@@ -56,7 +63,7 @@ export class ChatService {
     let outcome;
     try {
       outcome = await answerQuestion(provider, systemPrompt(project.name, tables, started), input.message, (sql) =>
-        runModelSql(this.readers, project.id, tableNames, sql),
+        this.modelSql.run(asker.orgId, () => runModelSql(this.readers, project.id, tableNames, sql)),
       );
     } catch (error) {
       if (error instanceof ProviderError) {
@@ -65,13 +72,15 @@ export class ChatService {
       throw error;
     }
     const finished = clock.now();
+    // Counted as soon as the provider has answered: what was spent counts even if storing fails.
+    this.usage.meter.countQuestion(asker.orgId, finished, outcome.tokens);
     const record = await db.transaction(async (tx) => {
       const stored = await insertQuery(tx, asker.orgId, {
         id: newId('query', finished.getTime()),
         projectId: project.id,
         question: input.message,
-        answer: outcome.answer,
-        sql: outcome.sql,
+        answer: storable(outcome.answer),
+        sql: outcome.sql === null ? null : storable(outcome.sql),
         rows: outcome.rows,
         tokens: outcome.tokens,
         model: outcome.model,
@@ -85,7 +94,6 @@ export class ChatService {
       await recordEvent(tx, clock, asker.orgId, 'query.completed', event);
       return stored;
     });
-    this.usage.meter.countQuestion(asker.orgId, finished, outcome.tokens);
     return {
       answer: record.answer,
       tokens: record.tokens,

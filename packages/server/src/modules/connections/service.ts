@@ -34,7 +34,7 @@ export class ConnectionService {
   constructor(private readonly ctx: ServiceContext) {}
 
   async list(orgId: string, page: PageQuery): Promise<Page<Connection>> {
-    const window = pageWindow(page);
+    const window = pageWindow(page, orgId, this.ctx.config.secretKey);
     return toPage(await listConnections(this.ctx.db, orgId, window), window);
   }
 

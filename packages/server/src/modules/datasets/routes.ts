@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import multipart, { type MultipartFields } from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -31,23 +32,58 @@ function optionFields(fields: MultipartFields): Pick<Upload, 'name' | 'sheet' | 
   return options;
 }
 
+/**
+ * busboy's failures on a cut or malformed multipart body ("Unexpected end of form", "Part
+ * terminated early", or the file stream closing early) are the sender's: 422, not 500.
+ */
+const brokenMultipart = (error: unknown): unknown =>
+  error instanceof Error && !('statusCode' in error) && (!('code' in error) || error.code === 'ERR_STREAM_PREMATURE_CLOSE')
+    ? badFile(`The multipart body is incomplete or malformed (${error.message}).`)
+    : error;
+
+async function* readingMultipart(file: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    yield* file;
+  } catch (error) {
+    throw brokenMultipart(error);
+  }
+}
+
 async function uploadOf(request: FastifyRequest, maxUploadBytes: number): Promise<Upload> {
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > maxUploadBytes + 1024 * 1024) throw tooLarge(maxUploadBytes);
   if (!request.isMultipart()) {
     return { body: request.body as AsyncIterable<Buffer>, contentType: request.headers['content-type']?.split(';')[0].trim() };
   }
-  const file = await request.file({ limits: { fileSize: maxUploadBytes + 1, files: 1 } });
+  const file = await request.file({ limits: { fileSize: maxUploadBytes + 1, files: 1 } }).catch((error: unknown) => {
+    throw brokenMultipart(error);
+  });
   if (!file || file.fieldname !== 'file') throw badFile('Send the file in the multipart field "file".');
-  return { body: file.file, fileName: file.filename, contentType: file.mimetype, ...optionFields(file.fields) };
+  return { body: readingMultipart(file.file), fileName: file.filename, contentType: file.mimetype, ...optionFields(file.fields) };
+}
+
+/**
+ * The raw body as the service reads it. Piped, so that a reader that stops early ends the pipe
+ * and not the request itself; a client that goes away fails the pipe at once, so the upload is
+ * undone now rather than by the sweep hours later.
+ */
+function rawBody(payload: NodeJS.ReadableStream, request: IncomingMessage): PassThrough {
+  const body = payload.pipe(new PassThrough());
+  const abandoned = () => {
+    if (!request.complete) body.destroy(badFile('The upload was cut off before the end of the file.'));
+  };
+  request.once('aborted', abandoned);
+  request.once('close', abandoned);
+  request.once('error', abandoned);
+  return body;
 }
 
 export const datasetRoutes: FastifyPluginAsyncTypebox<{ datasets: DatasetService }> = async (app, { datasets }) => {
   const { maxUploadBytes } = datasets;
   await app.register(multipart);
-  if (app.hasContentTypeParser('text/plain')) app.removeContentTypeParser('text/plain');
-  // Piped, so that a reader that stops early ends the pipe and not the request itself.
-  app.addContentTypeParser(rawUploadTypes, (_request, payload, done) => done(null, payload.pipe(new PassThrough())));
+  // The upload takes files, never JSON: a JSON body is 415 naming what it takes.
+  for (const type of ['text/plain', 'application/json']) if (app.hasContentTypeParser(type)) app.removeContentTypeParser(type);
+  app.addContentTypeParser(rawUploadTypes, (request, payload, done) => done(null, rawBody(payload, request.raw)));
   // An upload refused part-way (413, 422) leaves the rest of the body unread: read and discard it,
   // or the client, still sending, would never see the answer.
   app.addHook('onSend', async (request, reply) => {
@@ -60,6 +96,7 @@ export const datasetRoutes: FastifyPluginAsyncTypebox<{ datasets: DatasetService
   app.post(
     '/projects/:id/datasets',
     {
+      config: { accepts: ['multipart/form-data', ...rawUploadTypes] },
       schema: {
         ...operation(
           'uploadDataset',

@@ -63,7 +63,7 @@ const rowCursor = (rowId: number) => Buffer.from(`row:${rowId}`, 'utf8').toStrin
 function afterRow(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const match = /^row:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw invalid('cursor', 'is not a cursor this API returned');
+  if (!match || rowCursor(Number(match[1])) !== cursor) throw invalid('cursor', 'is not a cursor this API returned');
   return Number(match[1]);
 }
 
@@ -102,7 +102,7 @@ export class DatasetService implements JobRunner {
   }
 
   async list(orgId: string, projectId: string | undefined, page: PageQuery): Promise<Page<Dataset>> {
-    const window = pageWindow(page);
+    const window = pageWindow(page, orgId, this.ctx.config.secretKey);
     return toPage(await listDatasets(this.ctx.db, orgId, projectId, window), window);
   }
 

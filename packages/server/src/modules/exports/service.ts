@@ -42,7 +42,7 @@ export class ExportService implements JobRunner {
   }
 
   async list(orgId: string, page: PageQuery): Promise<Page<Export>> {
-    const window = pageWindow(page);
+    const window = pageWindow(page, orgId, this.ctx.config.secretKey);
     return toPage(await listExports(this.ctx.db, orgId, window), window);
   }
 

@@ -10,7 +10,7 @@ export class HistoryService {
   constructor(private readonly ctx: ServiceContext) {}
 
   async list(orgId: string, filters: HistoryFilters, page: PageQuery): Promise<Page<QueryRecord>> {
-    const window = pageWindow(page);
+    const window = pageWindow(page, orgId, this.ctx.config.secretKey);
     return toPage(await listQueries(this.ctx.db, orgId, filters, window), window);
   }
 

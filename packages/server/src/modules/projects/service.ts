@@ -12,7 +12,7 @@ export class ProjectService {
   constructor(private readonly ctx: ServiceContext) {}
 
   async list(orgId: string, page: PageQuery): Promise<Page<Project>> {
-    const window = pageWindow(page);
+    const window = pageWindow(page, orgId, this.ctx.config.secretKey);
     return toPage(await listProjects(this.ctx.db, orgId, window), window);
   }
 

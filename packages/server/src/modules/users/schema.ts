@@ -22,9 +22,12 @@ export const User = Type.Object(
 );
 export type User = Static<typeof User>;
 
+/** One rule for an email address, wherever one comes from (the API, the CLI's --admin-email). */
+export const Email = Type.String({ format: 'email', maxLength: 320 });
+
 export const InviteUser = Type.Object(
   {
-    email: Type.String({ format: 'email', maxLength: 320 }),
+    email: Email,
     role: RoleEnum,
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   },

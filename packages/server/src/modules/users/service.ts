@@ -4,14 +4,15 @@ import type { ServiceContext } from '../../platform/context.js';
 import { ApiError, conflict, found } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
-import type { InviteUser, Role, UpdateUser, User, UserFilters } from './schema.js';
+import { checkValue } from '../../platform/validation.js';
+import { Email, type InviteUser, type Role, type UpdateUser, type User, type UserFilters } from './schema.js';
 import { countActiveAdmins, findUser, insertUser, listUsers, lockAdminChanges, updateUser } from './store.js';
 
 export class UserService {
   constructor(private readonly ctx: ServiceContext) {}
 
   async list(orgId: string, filters: UserFilters, page: PageQuery): Promise<Page<User>> {
-    const window = pageWindow(page);
+    const window = pageWindow(page, orgId, this.ctx.config.secretKey);
     return toPage(await listUsers(this.ctx.db, orgId, filters, window), window);
   }
 
@@ -29,6 +30,7 @@ export class UserService {
 
   /** The organization's founding admin, active from the start (used when an organization is created). */
   async addFounder(tx: Queryable, orgId: string, email: string): Promise<User> {
+    checkValue(Email, email, 'adminEmail');
     const user = await this.add(tx, orgId, { email, role: 'admin', status: 'active' });
     await recordEvent(tx, this.ctx.clock, orgId, 'user.joined', user);
     return user;

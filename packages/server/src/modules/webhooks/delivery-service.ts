@@ -17,7 +17,7 @@ export class DeliveryService {
 
   async list(orgId: string, webhookId: string, query: DeliveryQuery): Promise<Page<Delivery>> {
     await this.webhook(orgId, webhookId);
-    const window = pageWindow(query);
+    const window = pageWindow(query, orgId, this.ctx.config.secretKey);
     const filters = { status: query.status, event: query.event };
     const now = this.ctx.clock.now();
     return toPage(await readSnapshot(this.ctx.db, (tx) => listDeliveries(tx, orgId, webhookId, filters, window, now)), window);

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { eventNames } from '../../events/catalog.js';
+import { allEvents, eventNames } from '../../events/catalog.js';
 import { PageQuery } from '../../platform/pagination.js';
 import { StringEnum } from '../../platform/route-schemas.js';
 import { deliveryStatuses } from './schema.js';
@@ -10,7 +10,12 @@ const EventName = StringEnum(eventNames);
 const editable = {
   name: Type.String({ minLength: 1, maxLength: 100 }),
   url: Type.String({ minLength: 1, maxLength: 2048, description: 'https:// and a public address.' }),
-  events: Type.Array(EventName, { minItems: 1, maxItems: eventNames.length, uniqueItems: true }),
+  events: Type.Array(StringEnum([...eventNames, allEvents]), {
+    minItems: 1,
+    maxItems: eventNames.length + 1,
+    uniqueItems: true,
+    description: `The events to deliver; "${allEvents}" subscribes to every event, including ones added later.`,
+  }),
 };
 
 export const CreateWebhook = Type.Object(editable, { additionalProperties: false });

@@ -20,7 +20,7 @@ export class WebhookService {
   constructor(private readonly ctx: ServiceContext) {}
 
   async list(orgId: string, page: PageQuery): Promise<Page<Webhook>> {
-    const window = pageWindow(page);
+    const window = pageWindow(page, orgId, this.ctx.config.secretKey);
     return toPage((await listWebhooks(this.ctx.db, orgId, window)).map(toWebhook), window);
   }
 

@@ -74,5 +74,6 @@ def test_tampering_and_replays_are_refused(server: VigilServer, orgs: Orgs, rece
     assert vigil.webhooks.verify(delivery.body.decode(), delivery.headers, secret, tolerance=3600).event == "project.created"
 
 
-def test_the_async_client_exposes_the_same_verify(server: VigilServer, orgs: Orgs) -> None:
-    assert AsyncVigil(api_key=orgs.main.api_key, base_url=server.base_url).webhooks.verify is vigil.webhooks.verify
+async def test_the_async_client_exposes_the_same_verify(server: VigilServer, orgs: Orgs) -> None:
+    async with AsyncVigil(api_key=orgs.main.api_key, base_url=server.base_url) as client:
+        assert client.webhooks.verify is vigil.webhooks.verify

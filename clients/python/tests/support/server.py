@@ -40,8 +40,8 @@ class VigilServer:
     site_url: str
     data_dir: str
     process: "subprocess.Popen[str]"
-    env: Dict[str, str]
-    output: List[str] = field(default_factory=lambda: [])
+    env: Dict[str, str] = field(repr=False)
+    output: List[str] = field(default_factory=lambda: [], repr=False)
 
     @property
     def base_url(self) -> str:

@@ -6,6 +6,8 @@ import type { Db } from './db/connect.js';
 import { GrantCache } from './modules/api-keys/grant-cache.js';
 import { LastUsedRecorder } from './modules/api-keys/last-used.js';
 import { apiRoutes } from './modules/api-routes.js';
+import { openapiOptions } from './openapi/document.js';
+import { sharedSchemas } from './openapi/shared-schemas.js';
 import { requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
@@ -79,16 +81,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // A worker process serves only the health checks: the REST API is the api role's.
   if (config.role !== 'worker') {
-    await http.register(swagger, {
-      openapi: {
-        openapi: '3.1.0',
-        info: { title: 'Vigil REST API', version: '1.0.0', description: 'Alerts and analytics, multi-tenant. See docs/api.md.' },
-        servers: [{ url: config.siteUrl }],
-        components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'svc_live_<64 hex>' } } },
-        security: [{ apiKey: [] }],
-      },
-    });
-    await http.register(swaggerUi, { routePrefix: '/docs' });
+    for (const schema of sharedSchemas) http.addSchema(schema);
+    await http.register(swagger, openapiOptions(config.siteUrl));
+    await http.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Vigil API reference' } });
 
     await http.register(
       async (v1) => {

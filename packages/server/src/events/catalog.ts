@@ -12,15 +12,18 @@ import { plans } from '../platform/plans.js';
 
 const PlanEnum = StringEnum(plans);
 
-const Billing = Type.Object({
-  orgId: Type.String(),
-  plan: PlanEnum,
-  previousPlan: Type.Union([PlanEnum, Type.Null()]),
-  reason: NullableString(),
-});
+export const Billing = Type.Object(
+  {
+    orgId: Type.String(),
+    plan: PlanEnum,
+    previousPlan: Type.Union([PlanEnum, Type.Null()]),
+    reason: NullableString(),
+  },
+  { $id: 'BillingChange' },
+);
 
 /** Deleted resources are announced by id (and project, where they had one): the row is gone. */
-const Deleted = Type.Object({ id: Type.String(), projectId: Type.Optional(Type.String()) });
+export const Deleted = Type.Object({ id: Type.String(), projectId: Type.Optional(Type.String()) }, { $id: 'DeletedResource' });
 
 interface EventDefinition {
   description: string;

@@ -1,16 +1,19 @@
-export type ErrorCode =
-  | 'UNAUTHORIZED'
-  | 'PLAN_UPGRADE_REQUIRED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'VALIDATION_ERROR'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'RATE_LIMITED'
-  | 'INTERNAL_ERROR'
-  | 'AI_PROVIDER_ERROR'
-  | 'SERVICE_UNAVAILABLE';
+/** Every code the API answers with; the OpenAPI document publishes this list as the Error schema's enum. */
+export const errorCodes = [
+  'UNAUTHORIZED',
+  'PLAN_UPGRADE_REQUIRED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'CONFLICT',
+  'VALIDATION_ERROR',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'AI_PROVIDER_ERROR',
+  'SERVICE_UNAVAILABLE',
+] as const;
+export type ErrorCode = (typeof errorCodes)[number];
 
 export interface FieldProblem {
   field: string;

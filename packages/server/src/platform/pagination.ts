@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { NullableString } from './route-schemas.js';
+import { NullableString, refTo } from './route-schemas.js';
 import { invalid } from './errors.js';
 
 export const PageQuery = Type.Object({
@@ -8,14 +8,20 @@ export const PageQuery = Type.Object({
 });
 export type PageQuery = Static<typeof PageQuery>;
 
-export const ListMeta = Type.Object({
-  limit: Type.Integer(),
-  hasMore: Type.Boolean(),
-  nextCursor: NullableString(),
-});
+export const ListMeta = Type.Object(
+  {
+    limit: Type.Integer({ description: 'The page size that was applied.' }),
+    hasMore: Type.Boolean({ description: 'Whether another page follows.' }),
+    nextCursor: NullableString({ description: 'Pass as cursor to read the next page; null on the last page.' }),
+  },
+  { $id: 'PageMeta' },
+);
 
-export const listOf = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), meta: ListMeta });
-export const single = <T extends TSchema>(item: T) => Type.Object({ data: item });
+/** A named schema (one with an `$id`) as a reference, any other inline. */
+const itemOf = <T extends TSchema>(item: T) => (item.$id ? refTo(item) : item);
+
+export const listOf = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(itemOf(item)), meta: refTo(ListMeta) });
+export const single = <T extends TSchema>(item: T) => Type.Object({ data: itemOf(item) });
 
 export interface Page<T> {
   data: T[];

@@ -27,6 +27,7 @@ export const Alert = Type.Object(
     acknowledgedAt: NullableTimestamp,
     resolvedAt: NullableTimestamp,
   },
+  { $id: 'Alert' },
 );
 export type Alert = Static<typeof Alert>;
 

@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { NullableString, NullableTimestamp, Timestamp } from '../../platform/route-schemas.js';
 
-
 /** An API key as it may be shown after creation: never the key itself, never its hash. */
 export const ApiKey = Type.Object(
   {
@@ -14,5 +13,6 @@ export const ApiKey = Type.Object(
     lastUsedAt: NullableTimestamp,
     revokedAt: NullableTimestamp,
   },
+  { $id: 'ApiKey' },
 );
 export type ApiKey = Static<typeof ApiKey>;

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { operation } from '../../openapi/operation.js';
 import { single } from '../../platform/pagination.js';
 import { responses } from '../../platform/route-schemas.js';
 import { AiResponse, AskQuestion } from './schema.js';
@@ -15,10 +16,21 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ chat: ChatService }> = asyn
     '/chat',
     {
       schema: {
-        tags: ['chat'],
-        description: "Asks a question about a project's data; the answer is computed by the configured model with read-only SQL.",
+        ...operation(
+          'askChat',
+          'chat.ask',
+          "Ask a question about a project's data",
+          "The configured model answers, reading the data with read-only SQL. Each question counts against the plan's monthly AI allowance.",
+        ),
         body: AskQuestion,
-        response: responses({ 200: single(AiResponse) }),
+        response: responses(
+          { 200: single(AiResponse) },
+          {
+            429: "The organization's requests for this minute, or the plan's AI questions or tokens for this month, are used up; Retry-After says when to try again.",
+            502: 'The AI provider failed or answered with something unusable (AI_PROVIDER_ERROR).',
+            503: 'No AI provider is configured on this instance (SERVICE_UNAVAILABLE).',
+          },
+        ),
       },
     },
     async (request, reply) => {

@@ -8,23 +8,25 @@ export type SslMode = (typeof sslModes)[number];
 export const connectionStatuses = ['pending', 'connected', 'error'] as const;
 export type ConnectionStatus = (typeof connectionStatuses)[number];
 
-
 /** A connection as the API shows it: never the password. */
-export const Connection = Type.Object({
-  id: Type.String({ examples: ['conn_01jd3v7f3ygc0x6m8pj6kq2e9r'] }),
-  name: Type.String(),
-  dbType: StringEnum(dbTypes),
-  host: Type.String(),
-  port: Type.Integer(),
-  database: Type.String(),
-  username: Type.String(),
-  sslMode: StringEnum(sslModes),
-  status: StringEnum(connectionStatuses),
-  lastError: NullableString(),
-  lastCheckedAt: NullableTimestamp,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const Connection = Type.Object(
+  {
+    id: Type.String({ examples: ['conn_01jd3v7f3ygc0x6m8pj6kq2e9r'] }),
+    name: Type.String(),
+    dbType: StringEnum(dbTypes),
+    host: Type.String(),
+    port: Type.Integer(),
+    database: Type.String(),
+    username: Type.String(),
+    sslMode: StringEnum(sslModes),
+    status: StringEnum(connectionStatuses),
+    lastError: NullableString(),
+    lastCheckedAt: NullableTimestamp,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Connection' },
+);
 export type Connection = Static<typeof Connection>;
 
 const settings = {

@@ -3,9 +3,11 @@ import multipart, { type MultipartFields } from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { badFile, tooLarge } from '../../data/file-problems.js';
+import { operation } from '../../openapi/operation.js';
 import { PageQuery, listOf, single } from '../../platform/pagination.js';
-import { IdParams, NoContent, responses } from '../../platform/route-schemas.js';
-import { Dataset, DatasetListQuery, RowsPage, UploadQuery } from './schema.js';
+import { IdParams, NoContent, refTo, responses } from '../../platform/route-schemas.js';
+import { schemaCompiler } from '../../platform/validation.js';
+import { Dataset, DatasetListQuery, RowsPage, UploadBody, UploadQuery } from './schema.js';
 import type { DatasetService, Upload } from './service.js';
 
 /** Raw upload bodies are handed to the service as a stream, never buffered here. */
@@ -41,7 +43,6 @@ async function uploadOf(request: FastifyRequest, maxUploadBytes: number): Promis
 }
 
 export const datasetRoutes: FastifyPluginAsyncTypebox<{ datasets: DatasetService }> = async (app, { datasets }) => {
-  const tags = ['datasets'];
   const { maxUploadBytes } = datasets;
   await app.register(multipart);
   if (app.hasContentTypeParser('text/plain')) app.removeContentTypeParser('text/plain');
@@ -60,15 +61,24 @@ export const datasetRoutes: FastifyPluginAsyncTypebox<{ datasets: DatasetService
     '/projects/:id/datasets',
     {
       schema: {
-        tags,
-        summary: 'Upload a CSV or Excel file',
-        description:
-          'multipart/form-data with the field "file", or the file itself as the body (text/csv or the xlsx content type). ' +
-          `At most VIGIL_MAX_UPLOAD_MB (${Math.round(maxUploadBytes / 1024 / 1024)} MiB).`,
+        ...operation(
+          'uploadDataset',
+          'datasets.upload',
+          'Upload a CSV or Excel file as a dataset',
+          'multipart/form-data with the field "file", or the file itself as the body (text/csv, the xlsx media type, ' +
+            'or text/tab-separated-values, text/plain, application/csv, application/octet-stream). ' +
+            `At most VIGIL_MAX_UPLOAD_MB (${Math.round(maxUploadBytes / 1024 / 1024)} MiB on this server). Answers 201 with the dataset ready.`,
+        ),
         params: IdParams,
         querystring: UploadQuery,
-        response: responses({ 201: single(Dataset) }),
+        body: UploadBody,
+        response: responses(
+          { 201: single(Dataset) },
+          { 409: 'The dataset was deleted while the file was uploading.', 413: 'The file is larger than this server accepts.' },
+        ),
       },
+      // The body is a stream that the ingest pipeline reads and checks as it goes: its schemas document it.
+      validatorCompiler: (route) => (route.httpPart === 'body' ? () => true : schemaCompiler(route)),
     },
     async (request, reply) => {
       const upload = { ...(await uploadOf(request, maxUploadBytes)), ...request.query };
@@ -77,23 +87,52 @@ export const datasetRoutes: FastifyPluginAsyncTypebox<{ datasets: DatasetService
     },
   );
 
-  app.get('/datasets', { schema: { tags, querystring: DatasetListQuery, response: responses({ 200: listOf(Dataset) }) } }, (request) => {
-    const { projectId, ...page } = request.query;
-    return datasets.list(request.caller.orgId, projectId, page);
-  });
+  app.get(
+    '/datasets',
+    {
+      schema: {
+        ...operation('listDatasets', 'datasets.list', 'List datasets', 'Uploaded and imported, newest first, optionally of one project.'),
+        querystring: DatasetListQuery,
+        response: responses({ 200: listOf(Dataset) }),
+      },
+    },
+    (request) => {
+      const { projectId, ...page } = request.query;
+      return datasets.list(request.caller.orgId, projectId, page);
+    },
+  );
 
-  app.get('/datasets/:id', { schema: { tags, params: IdParams, response: responses({ 200: single(Dataset) }) } }, async (request) => ({
-    data: await datasets.get(request.caller.orgId, request.params.id),
-  }));
+  app.get(
+    '/datasets/:id',
+    { schema: { ...operation('retrieveDataset', 'datasets.retrieve', 'Retrieve a dataset'), params: IdParams, response: responses({ 200: single(Dataset) }) } },
+    async (request) => ({ data: await datasets.get(request.caller.orgId, request.params.id) }),
+  );
 
   app.get(
     '/datasets/:id/rows',
-    { schema: { tags, params: IdParams, querystring: PageQuery, response: responses({ 200: RowsPage }) } },
+    {
+      schema: {
+        ...operation('listDatasetRows', 'datasets.rows', "Read a dataset's rows", 'In file order, a page at a time.'),
+        params: IdParams,
+        querystring: PageQuery,
+        response: responses({ 200: refTo(RowsPage) }, { 409: 'The dataset is not ready (importing or failed).' }),
+      },
+    },
     (request) => datasets.rows(request.caller.orgId, request.params.id, request.query),
   );
 
-  app.delete('/datasets/:id', { schema: { tags, params: IdParams, response: responses({ 204: NoContent }) } }, async (request, reply) => {
-    await datasets.delete(request.caller.orgId, request.params.id);
-    return reply.status(204).send(null);
-  });
+  app.delete(
+    '/datasets/:id',
+    {
+      schema: {
+        ...operation('deleteDataset', 'datasets.delete', 'Delete a dataset', 'Its table and rows go with it.'),
+        params: IdParams,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      await datasets.delete(request.caller.orgId, request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
 };

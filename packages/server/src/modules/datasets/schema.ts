@@ -1,35 +1,40 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { columnTypes } from '../../data/column-types.js';
-import { PageQuery } from '../../platform/pagination.js';
-import { NullableString, StringEnum, Timestamp } from '../../platform/route-schemas.js';
+import { ListMeta, PageQuery } from '../../platform/pagination.js';
+import { NullableString, StringEnum, Timestamp, refTo } from '../../platform/route-schemas.js';
 
 export const datasetStatuses = ['importing', 'ready', 'failed'] as const;
 export type DatasetStatus = (typeof datasetStatuses)[number];
 export const datasetSources = ['upload', 'connection'] as const;
 export type DatasetSource = (typeof datasetSources)[number];
 
+export const DatasetColumnSchema = Type.Object(
+  {
+    name: Type.String({ description: 'The column in the dataset table: a lowercase SQL identifier.' }),
+    originalName: Type.String({ description: 'The header cell or source column it came from.' }),
+    type: StringEnum(columnTypes),
+  },
+  { $id: 'DatasetColumn' },
+);
 
-export const DatasetColumnSchema = Type.Object({
-  name: Type.String({ description: 'The column in the dataset table: a lowercase SQL identifier.' }),
-  originalName: Type.String({ description: 'The header cell or source column it came from.' }),
-  type: StringEnum(columnTypes),
-});
-
-export const Dataset = Type.Object({
-  id: Type.String({ examples: ['ds_01jd3v7f3ygc0x6m8pj6kq2e9r'] }),
-  projectId: Type.String(),
-  name: Type.String(),
-  tableName: Type.String({ description: "The table in the project's schema that holds the rows." }),
-  status: StringEnum(datasetStatuses),
-  source: StringEnum(datasetSources),
-  connectionId: NullableString(),
-  rowCount: Type.Integer(),
-  columns: Type.Array(DatasetColumnSchema),
-  sizeBytes: Type.Integer(),
-  error: NullableString(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const Dataset = Type.Object(
+  {
+    id: Type.String({ examples: ['ds_01jd3v7f3ygc0x6m8pj6kq2e9r'] }),
+    projectId: Type.String(),
+    name: Type.String(),
+    tableName: Type.String({ description: "The table in the project's schema that holds the rows." }),
+    status: StringEnum(datasetStatuses),
+    source: StringEnum(datasetSources),
+    connectionId: NullableString(),
+    rowCount: Type.Integer(),
+    columns: Type.Array(refTo(DatasetColumnSchema)),
+    sizeBytes: Type.Integer(),
+    error: NullableString(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Dataset' },
+);
 export type Dataset = Static<typeof Dataset>;
 
 export const DatasetListQuery = Type.Composite([PageQuery, Type.Object({ projectId: Type.Optional(Type.String({ maxLength: 100 })) })]);
@@ -46,7 +51,28 @@ export const UploadQuery = Type.Object({
 });
 export type UploadQuery = Static<typeof UploadQuery>;
 
-export const RowsPage = Type.Object({
-  data: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Rows in file order, keyed by column name.' }),
-  meta: Type.Object({ limit: Type.Integer(), hasMore: Type.Boolean(), nextCursor: NullableString() }),
-});
+const xlsxMediaType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** The upload's body, for the OpenAPI document: the service reads and checks the stream itself. */
+export const UploadBody = {
+  content: {
+    'multipart/form-data': {
+      schema: Type.Object({
+        name: UploadQuery.properties.name,
+        sheet: UploadQuery.properties.sheet,
+        types: UploadQuery.properties.types,
+        file: Type.String({ format: 'binary', description: 'The CSV or xlsx file. Option fields (name, sheet, types) go before it.' }),
+      }),
+    },
+    'text/csv': { schema: Type.String({ description: 'The CSV file itself, UTF-8; the delimiter is detected.' }) },
+    [xlsxMediaType]: { schema: Type.String({ format: 'binary', description: 'The Excel workbook itself.' }) },
+  },
+};
+
+export const RowsPage = Type.Object(
+  {
+    data: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Rows in file order, keyed by column name.' }),
+    meta: refTo(ListMeta),
+  },
+  { $id: 'DatasetRowsPage' },
+);

@@ -10,6 +10,7 @@ export const Project = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
+  { $id: 'Project' },
 );
 export type Project = Static<typeof Project>;
 

@@ -14,25 +14,28 @@ const Activity = {
   rowsImported: Type.Integer({ minimum: 0, description: 'Rows of those datasets.' }),
 };
 
-export const Usage = Type.Object({
-  orgId: Type.String(),
-  plan: StringEnum(plans),
-  period: Type.Object({
-    start: Type.String({ format: 'date-time', description: 'First instant of the current calendar month, UTC.' }),
-    end: Type.String({ format: 'date-time', description: 'First instant of the next month (exclusive).' }),
-  }),
-  totals: Type.Object(Activity),
-  stored: Type.Object({ datasets: Count, rows: Count, bytes: Count }, { description: 'Ready datasets kept now.' }),
-  days: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), ...Activity }), {
-    description: 'Every day of the period up to today, oldest first.',
-  }),
-  limits: Type.Object({
-    requestsPerMinute: Type.Integer(),
-    aiQuestionsPerMonth: Limit,
-    tokensPerMonth: Limit,
-    datasets: Limit,
-    rowsStored: Limit,
-    exportsPerMonth: Limit,
-  }),
-});
+export const Usage = Type.Object(
+  {
+    orgId: Type.String(),
+    plan: StringEnum(plans),
+    period: Type.Object({
+      start: Type.String({ format: 'date-time', description: 'First instant of the current calendar month, UTC.' }),
+      end: Type.String({ format: 'date-time', description: 'First instant of the next month (exclusive).' }),
+    }),
+    totals: Type.Object(Activity),
+    stored: Type.Object({ datasets: Count, rows: Count, bytes: Count }, { description: 'Ready datasets kept now.' }),
+    days: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), ...Activity }), {
+      description: 'Every day of the period up to today, oldest first.',
+    }),
+    limits: Type.Object({
+      requestsPerMinute: Type.Integer(),
+      aiQuestionsPerMonth: Limit,
+      tokensPerMonth: Limit,
+      datasets: Limit,
+      rowsStored: Limit,
+      exportsPerMonth: Limit,
+    }),
+  },
+  { $id: 'Usage' },
+);
 export type Usage = Static<typeof Usage>;

@@ -18,6 +18,7 @@ export const User = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
+  { $id: 'User' },
 );
 export type User = Static<typeof User>;
 

@@ -1,0 +1,98 @@
+import type { SwaggerOptions } from '@fastify/swagger';
+import { documentedResponses } from './error-responses.js';
+import { deliveryHeaders, webhookDocument } from './webhooks.js';
+
+const namespaces: Record<string, string> = {
+  projects: 'Projects group alerts, datasets and questions.',
+  alerts: 'Alerts and their lifecycle: active → acknowledged → resolved.',
+  users: "The organization's members and their roles.",
+  webhooks: 'Signed HTTPS deliveries of events, with their delivery history.',
+  datasets: 'CSV and Excel uploads and database imports, stored as tables.',
+  connections: 'PostgreSQL and MySQL databases to import from.',
+  chat: "Questions about a project's data, answered by the configured AI model.",
+  history: 'The questions asked and how they were answered.',
+  usage: "This month's usage and the plan's limits.",
+  exports: 'Alerts, query history and datasets as CSV, JSON or Excel files.',
+};
+
+const header = (description: string, schema: object = { type: 'integer' }) => ({ description, schema });
+
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': header("The organization's requests per minute."),
+  'X-RateLimit-Remaining': header('Requests left in the current one-minute window.'),
+  'X-RateLimit-Reset': header('When the current window ends, in Unix seconds.'),
+};
+
+const headers = {
+  'X-Request-Id': header('Identifies this request in the logs; the same as requestId in an error body.', { type: 'string' }),
+  ...rateLimitHeaders,
+  'Retry-After': header('Seconds to wait before trying again (at least 1).'),
+};
+
+const headerRef = (name: keyof typeof headers) => ({ $ref: `#/components/headers/${name}` });
+
+type Operation = { tags?: string[]; responses?: Record<string, { headers?: Record<string, unknown> }> };
+type Document = { paths?: Record<string, Record<string, Operation>>; tags?: { name: string }[]; components?: { schemas?: object } };
+
+/**
+ * Completes what the routes generate with what holds for every operation: the response headers
+ * (X-Request-Id on every response; X-RateLimit-* on every response past the key and plan checks;
+ * Retry-After on 429), the namespaces' tags, and the webhooks with their payload schemas.
+ */
+function complete(document: Document): Document {
+  const used = new Set<string>();
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      for (const tag of operation.tags ?? []) used.add(tag);
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const refs: Record<string, unknown> = { 'X-Request-Id': headerRef('X-Request-Id') };
+        if (status !== '401' && status !== '403') {
+          for (const name of Object.keys(rateLimitHeaders) as (keyof typeof rateLimitHeaders)[]) refs[name] = headerRef(name);
+        }
+        if (status === '429') refs['Retry-After'] = headerRef('Retry-After');
+        response.headers = { ...refs, ...response.headers };
+      }
+    }
+  }
+  const { schemas, webhooks } = webhookDocument();
+  return {
+    ...document,
+    tags: [
+      ...[...used].map((name) => ({ name, ...(namespaces[name] ? { description: namespaces[name] } : {}) })),
+      { name: 'webhook events', description: 'What Vigil POSTs to a webhook url, one entry per event.' },
+    ],
+    components: { ...document.components, schemas: { ...document.components?.schemas, ...schemas } },
+    webhooks,
+  } as Document;
+}
+
+/** @fastify/swagger's options: the document is generated from the route schemas. */
+export function openapiOptions(siteUrl: string): SwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Vigil REST API',
+        version: '1.0.0',
+        description:
+          'Alerts and analytics, multi-tenant. Authenticate with an API key (`Authorization: Bearer svc_live_…`); ' +
+          'errors are `{error, code, details?, requestId}`. See docs/api.md.',
+      },
+      // Relative: the reference page's "Try it out" calls the host it was opened on, whichever that is.
+      servers: [
+        { url: '/', description: 'The server this document was read from' },
+        ...(siteUrl === '/' ? [] : [{ url: siteUrl, description: 'The configured public address (VIGIL_SITE_URL)' }]),
+      ],
+      components: {
+        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_ and 64 hex digits.' } },
+        headers,
+        parameters: deliveryHeaders,
+      },
+      security: [{ apiKey: [] }],
+    },
+    // Shared schemas appear under components.schemas by their $id (Alert, Dataset, Error, …).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    transform: ({ schema, url }) => ({ url, schema: schema?.response ? { ...schema, response: documentedResponses(schema) } : schema }),
+    transformObject: (input) => ('openapiObject' in input ? (complete(input.openapiObject as Document) as typeof input.openapiObject) : input.swaggerObject),
+  };
+}

@@ -35,7 +35,22 @@ def llm() -> Iterator[FakeLlm]:
 
 
 @pytest.fixture(scope="session")
-def server(llm: FakeLlm) -> Iterator[VigilServer]:
+def starting_without_ai(pool: concurrent.futures.ThreadPoolExecutor) -> Iterator["concurrent.futures.Future[VigilServer]"]:
+    """A second server, without an AI provider (its /chat answers 503), started beside the first."""
+    future = pool.submit(start_vigil, {})
+    yield future
+    future.result().stop()
+
+
+@pytest.fixture(scope="session")
+def without_ai(starting_without_ai: "concurrent.futures.Future[VigilServer]") -> Tuple[VigilServer, Org]:
+    """That server, and a Business organization on it."""
+    server = starting_without_ai.result()
+    return server, server.create_org("No AI", "business")
+
+
+@pytest.fixture(scope="session")
+def server(llm: FakeLlm, starting_without_ai: "concurrent.futures.Future[VigilServer]") -> Iterator[VigilServer]:
     vigil = start_vigil(
         {
             "VIGIL_WEBHOOK_ALLOW_PRIVATE": "true",

@@ -3,6 +3,7 @@ connection; every attempt of a POST carries the same Idempotency-Key."""
 
 import asyncio
 import time
+from typing import Tuple
 
 import pytest
 
@@ -10,7 +11,7 @@ from tests.conftest import MakeClient
 from tests.support.clients import resolve
 from tests.support.fake_llm import ANSWER, FakeLlm
 from tests.support.server import Org, VigilServer
-from vigil import APIConnectionError, AsyncVigil, RateLimitError, Vigil
+from vigil import APIConnectionError, AsyncVigil, InternalServerError, RateLimitError, Vigil
 
 
 def use_up_the_window(server: VigilServer, org: Org) -> float:
@@ -74,3 +75,13 @@ async def test_connection_errors_are_retried_with_growing_waits(make_client: Mak
     assert len({exchange.idempotency_key for exchange in recorder.exchanges}) == 1
     # 0.5 s then 1 s, each less up to a quarter of jitter.
     assert 0.75 * 1.5 <= waited
+
+
+async def test_a_503_is_retried_then_raised(make_client: MakeClient, without_ai: Tuple[VigilServer, Org]) -> None:
+    server, org = without_ai
+    v, recorder = make_client(api_key=org.api_key, base_url=server.base_url, max_retries=2)
+    with pytest.raises(InternalServerError) as raised:
+        await resolve(v.chat.ask(message="How many alerts?", project_id="proj_01jd3v7f3ygc0x6m8pj6kq2e9r"))
+    assert (raised.value.status, raised.value.code) == (503, "SERVICE_UNAVAILABLE")
+    assert recorder.statuses == [503, 503, 503]
+    assert len({exchange.idempotency_key for exchange in recorder.exchanges}) == 1

@@ -1,0 +1,96 @@
+"""The official Python client for Vigil's REST API: `Vigil` (synchronous) and `AsyncVigil`.
+
+    from vigil import Vigil
+
+    with Vigil() as vigil:  # VIGIL_API_KEY and VIGIL_BASE_URL from the environment
+        for alert in vigil.alerts.list(status="active"):
+            print(alert.title, alert.created_at)
+"""
+
+from . import webhooks
+from ._async import AsyncPage, AsyncPaginator, AsyncVigil
+from ._core import NOT_GIVEN, NotGiven
+from ._errors import (
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    AuthenticationError,
+    ConflictError,
+    InternalServerError,
+    NotFoundError,
+    PlanRequiredError,
+    RateLimitError,
+    ValidationError,
+    VigilError,
+    WebhookVerificationError,
+)
+from ._models import (
+    Alert,
+    ChatAnswer,
+    Connection,
+    Dataset,
+    DatasetColumn,
+    Delivery,
+    DeliveryAttempt,
+    DeliveryPayload,
+    Export,
+    HistoryEntry,
+    Project,
+    Recovery,
+    Usage,
+    UsageDay,
+    UsageLimits,
+    UsagePeriod,
+    UsageStored,
+    UsageTotals,
+    User,
+    Webhook,
+    WebhookEvent,
+)
+from ._sync import Page, Vigil
+from ._version import __version__
+
+__all__ = [
+    "__version__",
+    "Vigil",
+    "AsyncVigil",
+    "Page",
+    "AsyncPage",
+    "AsyncPaginator",
+    "NOT_GIVEN",
+    "NotGiven",
+    "webhooks",
+    "VigilError",
+    "APIError",
+    "APIConnectionError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "PlanRequiredError",
+    "NotFoundError",
+    "ConflictError",
+    "ValidationError",
+    "RateLimitError",
+    "InternalServerError",
+    "WebhookVerificationError",
+    "Alert",
+    "ChatAnswer",
+    "Connection",
+    "Dataset",
+    "DatasetColumn",
+    "Delivery",
+    "DeliveryAttempt",
+    "DeliveryPayload",
+    "Export",
+    "HistoryEntry",
+    "Project",
+    "Recovery",
+    "Usage",
+    "UsageDay",
+    "UsageLimits",
+    "UsagePeriod",
+    "UsageStored",
+    "UsageTotals",
+    "User",
+    "Webhook",
+    "WebhookEvent",
+]

@@ -1,0 +1,164 @@
+# Generated from src/vigil/_async/_client.py by scripts/generate_sync.py: do not edit.
+"""Vigil: the options and the one request path (auth, timeout, retries, idempotency)."""
+
+import time
+from types import TracebackType
+from typing import Any, Callable, Dict, Mapping, Optional, Type, TypeVar
+
+import httpx
+
+from .._core import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, ClientOptions, connection_error, request_headers, retry_delay
+from .._decode import decode
+from .._errors import VigilError, error_from_response
+from ._pagination import Page
+from .resources import (
+    Alerts,
+    Chat,
+    Connections,
+    Datasets,
+    Exports,
+    History,
+    Projects,
+    Usage,
+    Users,
+    Webhooks,
+)
+
+T = TypeVar("T")
+
+
+class Vigil:
+    """A client of one Vigil organization's REST API.
+
+    `api_key` and `base_url` default to `VIGIL_API_KEY` and `VIGIL_BASE_URL`; `base_url` is the
+    API's root, ending in `/api/v1`. Pass your own `http_client` to configure proxies,
+    certificates or event hooks; the client then leaves closing it to you.
+    """
+
+    def __init__(
+        self,
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        http_client: Optional[httpx.Client] = None,
+    ) -> None:
+        self._options = ClientOptions.resolve(api_key, base_url, timeout, max_retries)
+        self._owns_http_client = http_client is None
+        self._http = http_client if http_client is not None else httpx.Client(timeout=timeout)
+        self.projects = Projects(self)
+        self.alerts = Alerts(self)
+        self.users = Users(self)
+        self.webhooks = Webhooks(self)
+        self.datasets = Datasets(self)
+        self.connections = Connections(self)
+        self.chat = Chat(self)
+        self.history = History(self)
+        self.usage = Usage(self)
+        self.exports = Exports(self)
+
+    @property
+    def base_url(self) -> str:
+        return self._options.base_url
+
+    @property
+    def max_retries(self) -> int:
+        return self._options.max_retries
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        json: Optional[Dict[str, Any]] = None,
+        files: Optional[Dict[str, Any]] = None,
+        data: Optional[Dict[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
+        stream: bool = False,
+    ) -> httpx.Response:
+        """Sends one API request, retrying what is worth retrying; raises the error of the answer.
+
+        With `stream=True` the body is left unread: read it or close the response.
+        """
+        headers = request_headers(self._options, method, idempotency_key)
+        retries_done = 0
+        while True:
+            request = self._http.build_request(
+                method,
+                self._options.base_url + path,
+                params=params,
+                json=json,
+                files=files,
+                data=data,
+                headers=headers,
+                timeout=self._options.timeout,
+            )
+            error: VigilError
+            try:
+                response = self._http.send(request, stream=True)
+            except httpx.TransportError as exception:
+                error = connection_error(exception)
+            else:
+                if response.is_success:
+                    if not stream:
+                        response.read()
+                    return response
+                try:
+                    response.read()
+                finally:
+                    response.close()
+                error = error_from_response(response)
+            delay = retry_delay(error, retries_done, self._options.max_retries)
+            if delay is None:
+                raise error
+            retries_done += 1
+            time.sleep(delay)
+
+    def fetch(
+        self,
+        method: str,
+        path: str,
+        model: Type[T],
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        json: Optional[Dict[str, Any]] = None,
+        files: Optional[Dict[str, Any]] = None,
+        data: Optional[Dict[str, Any]] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> T:
+        """One resource: the request's `data`, as `model`."""
+        response = self.request(method, path, params=params, json=json, files=files, data=data, idempotency_key=idempotency_key)
+        return decode(model, response.json()["data"])
+
+    def fetch_page(self, path: str, item: Callable[[Dict[str, Any]], T], params: Mapping[str, Any]) -> Page[T]:
+        """One page of a list, able to fetch the pages after it."""
+        response = self.request("GET", path, params=params)
+        body = response.json()
+        meta = body["meta"]
+
+        def fetch_next(cursor: str) -> Page[T]:
+            return self.fetch_page(path, item, {**params, "cursor": cursor})
+
+        return Page(
+            data=[item(element) for element in body["data"]],
+            has_more=bool(meta["hasMore"]),
+            next_cursor=meta.get("nextCursor"),
+            fetch_next=fetch_next,
+        )
+
+    def close(self) -> None:
+        """Releases the connection pool (unless it came from `http_client`)."""
+        if self._owns_http_client:
+            self._http.close()
+
+    def __enter__(self) -> "Vigil":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        self.close()

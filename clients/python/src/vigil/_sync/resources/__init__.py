@@ -1,0 +1,25 @@
+# Generated from src/vigil/_async/resources/__init__.py by scripts/generate_sync.py: do not edit.
+from .alerts import Alerts
+from .chat import Chat
+from .connections import Connections
+from .datasets import Datasets
+from .exports import Exports
+from .history import History
+from .projects import Projects
+from .usage import Usage
+from .users import Users
+from .webhooks import WebhookDeliveries, Webhooks
+
+__all__ = [
+    "Alerts",
+    "Chat",
+    "Connections",
+    "Datasets",
+    "Exports",
+    "History",
+    "Projects",
+    "Usage",
+    "Users",
+    "WebhookDeliveries",
+    "Webhooks",
+]

@@ -3,6 +3,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Db } from './db/connect.js';
+import { databaseAnswers } from './db/readiness.js';
+import { databaseRetryAfterSeconds } from './db/unavailable.js';
 import { GrantCache } from './modules/api-keys/grant-cache.js';
 import { LastUsedRecorder } from './modules/api-keys/last-used.js';
 import { apiRoutes } from './modules/api-routes.js';
@@ -69,12 +71,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   http.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   http.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await db.query('SELECT 1');
-      return { status: 'ok' };
-    } catch {
-      return reply.status(503).send({ status: 'unavailable', error: 'The database is not reachable.' });
-    }
+    if (await databaseAnswers(db)) return { status: 'ok' };
+    return reply
+      .status(503)
+      .header('Retry-After', databaseRetryAfterSeconds)
+      .send({ status: 'unavailable', error: 'The database is not reachable.' });
   });
 
   // A worker process serves only the health checks: the REST API is the api role's.

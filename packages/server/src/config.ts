@@ -28,6 +28,10 @@ export interface Config {
   maxUploadBytes: number;
   importMaxRows: number;
   logLevel: string;
+  /** PostgreSQL: opening a connection or waiting for a pooled one (VIGIL_DB_CONNECT_TIMEOUT_MS). */
+  dbConnectTimeoutMs: number;
+  /** PostgreSQL: statement_timeout, and the client's limit on a silent server (VIGIL_DB_STATEMENT_TIMEOUT_MS). */
+  dbStatementTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -134,5 +138,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxUploadBytes: integer(env, 'VIGIL_MAX_UPLOAD_MB', 50, 1, 10_240) * 1024 * 1024,
     importMaxRows: integer(env, 'VIGIL_IMPORT_MAX_ROWS', 1_000_000, 1, 100_000_000),
     logLevel: logLevel(env),
+    dbConnectTimeoutMs: integer(env, 'VIGIL_DB_CONNECT_TIMEOUT_MS', 3_000, 100, 600_000),
+    dbStatementTimeoutMs: integer(env, 'VIGIL_DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
   };
 }

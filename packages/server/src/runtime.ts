@@ -38,7 +38,12 @@ export async function openRuntime(config: Config, options: { migrate?: boolean }
     throw new Error(`another Vigil server is using ${config.dataDir}; stop it first, or set VIGIL_DATA_DIR to another directory`);
   }
   const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
-  const db = await connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await connectDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+  });
   try {
     if (options.migrate !== false) await migrate(db);
   } catch (error) {

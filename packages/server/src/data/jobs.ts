@@ -101,10 +101,11 @@ export async function startJobLoop(runners: JobRunner[], options: JobLoopOptions
   let stopped = false;
   let wake: () => void = () => undefined;
   let announced = false;
-  const unlisten = await options.db.listen(newJobChannel, () => {
+  const announce = () => {
     announced = true;
     wake();
-  });
+  };
+  const unlisten = await options.db.listen(newJobChannel, announce, { onResubscribed: announce });
   const loop = (async () => {
     while (!stopped) {
       announced = false;

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { databaseRetryAfterSeconds, DatabaseUnavailable } from '../db/unavailable.js';
 import { ApiError } from './errors.js';
 import { fieldProblems } from './validation.js';
 
@@ -28,6 +29,9 @@ function translate(error: FastifyError): ApiError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
   }
+  if (error instanceof DatabaseUnavailable) {
+    return new ApiError('SERVICE_UNAVAILABLE', 'The database is not reachable right now; retry after the time in Retry-After.');
+  }
   if (error instanceof SyntaxError) return new ApiError('VALIDATION_ERROR', 'The body is not valid JSON.');
   if (error.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE', 'The body is larger than this endpoint accepts.');
   return new ApiError('INTERNAL_ERROR', 'Something went wrong on our side; the request id identifies it in our logs.');
@@ -49,6 +53,7 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = translate(error);
+    if (error instanceof DatabaseUnavailable) reply.header('Retry-After', databaseRetryAfterSeconds);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, request, apiError);
   });

@@ -118,7 +118,8 @@ export class DeliveryWorker {
 
   static async start(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
     const worker = new DeliveryWorker(options);
-    worker.unlisten = await options.db.listen(deliveriesDueChannel, () => worker.wake());
+    const wake = () => worker.wake();
+    worker.unlisten = await options.db.listen(deliveriesDueChannel, wake, { onResubscribed: wake });
     worker.timers.push(setInterval(() => worker.wake(), options.pollIntervalMs ?? 1000));
     worker.timers.push(setInterval(() => void worker.sweep(), options.sweepIntervalMs ?? 60_000));
     for (const timer of worker.timers) timer.unref();

@@ -11,12 +11,16 @@ import { apiRoutes } from './modules/api-routes.js';
 import { requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
-import { answerUnroutable, installErrorHandler, installNotFoundHandler } from './platform/http-errors.js';
+import { ApiError } from './platform/errors.js';
+import { answerUnroutable, installErrorHandler, installNotFoundHandler, sendError } from './platform/http-errors.js';
 import { newId } from './platform/ids.js';
 import { loggerOptions } from './platform/logger.js';
 import type { RateLimiter } from './platform/rate-limit.js';
 import { schemaCompiler } from './platform/validation.js';
 import { createServices, type Services } from './services.js';
+
+/** What a client refused during a drain is asked to wait: by then a load balancer has moved on. */
+const shutdownRetryAfterSeconds = 1;
 
 export interface AppDeps {
   config: ResolvedConfig;
@@ -46,7 +50,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => newId('request'),
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // Refused in the error format by the onRequest hook below instead of Fastify's own body.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     frameworkErrors: answerUnroutable,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -56,10 +61,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installErrorHandler(http);
   installNotFoundHandler(http);
 
+  let closing = false;
   // Callback-style hooks: an async hook costs a promise and a microtask on every request.
   http.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
-    done();
+    if (!closing) return done();
+    // A request that arrives on a kept-alive connection while the server drains.
+    reply.header('Connection', 'close').header('Retry-After', shutdownRetryAfterSeconds);
+    void sendError(reply, request, new ApiError('SERVICE_UNAVAILABLE', 'This server is shutting down; retry the request (another server will take it).'));
   });
   http.addHook('onResponse', (request, reply, done) => {
     request.log.info(
@@ -115,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     services,
     grants,
     async close() {
+      closing = true;
       await http.close();
       await lastUsed.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record key use'));
       await services.usage.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record usage'));

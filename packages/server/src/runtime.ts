@@ -21,7 +21,7 @@ export interface Runtime {
  * falls back to counting in this process without adding latency; ioredis keeps reconnecting in the
  * background. The limiter reports the outage itself (once a minute) instead of ioredis' every error.
  */
-async function redisClient(url: string): Promise<Redis> {
+export async function redisClient(url: string): Promise<Redis> {
   const redis = new Redis(url, { enableOfflineQueue: false, lazyConnect: true, maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
   await redis.connect().catch(() => undefined);

@@ -14,6 +14,8 @@ import type { ResolvedConfig } from './platform/context.js';
 import { ApiError } from './platform/errors.js';
 import { answerUnroutable, installErrorHandler, installNotFoundHandler, sendError } from './platform/http-errors.js';
 import { newId } from './platform/ids.js';
+import { countResponse } from './platform/http-metrics.js';
+import { metricsRoute } from './platform/metrics-route.js';
 import { loggerOptions } from './platform/logger.js';
 import type { RateLimiter } from './platform/rate-limit.js';
 import { schemaCompiler } from './platform/validation.js';
@@ -71,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     void sendError(reply, request, new ApiError('SERVICE_UNAVAILABLE', 'This server is shutting down; retry the request (another server will take it).'));
   });
   http.addHook('onResponse', (request, reply, done) => {
+    countResponse(request, reply);
     request.log.info(
       { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
@@ -78,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done();
   });
 
+  metricsRoute(http, { db, token: config.metricsToken });
   http.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   http.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     if (await databaseAnswers(db)) return { status: 'ok' };

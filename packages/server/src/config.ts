@@ -32,6 +32,8 @@ export interface Config {
   dbConnectTimeoutMs: number;
   /** PostgreSQL: statement_timeout, and the client's limit on a silent server (VIGIL_DB_STATEMENT_TIMEOUT_MS). */
   dbStatementTimeoutMs: number;
+  /** Bearer token for GET /metrics (VIGIL_METRICS_TOKEN); unset → loopback clients only. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -140,5 +142,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: logLevel(env),
     dbConnectTimeoutMs: integer(env, 'VIGIL_DB_CONNECT_TIMEOUT_MS', 3_000, 100, 600_000),
     dbStatementTimeoutMs: integer(env, 'VIGIL_DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
+    metricsToken: env.VIGIL_METRICS_TOKEN || undefined,
   };
 }

@@ -25,6 +25,8 @@ export type Unlisten = () => Promise<void>;
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** PostgreSQL only: this process's pool — connections open, idle, and queries waiting for one. */
+  poolStats?(): { total: number; idle: number; waiting: number };
   /**
    * Calls `onNotify` for every NOTIFY on `channel` until the returned function is called. On
    * PostgreSQL the session survives server restarts: it reconnects with back-off, re-subscribes
@@ -86,6 +88,10 @@ class PostgresDb implements Db {
     private readonly pool: pg.Pool,
     private readonly listenerOptions: pg.ClientConfig,
   ) {}
+
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
 
   query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
     return guarded(async () => (await this.pool.query(sql, params as unknown[])).rows as Row[]);

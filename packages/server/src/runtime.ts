@@ -28,6 +28,13 @@ export async function redisClient(url: string): Promise<Redis> {
   return redis;
 }
 
+/** One line naming the variable and the server, never the password: the start fails with it. */
+function unreachableDatabase(databaseUrl: string, error: unknown): Error {
+  const { hostname, port, pathname } = new URL(databaseUrl);
+  const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
+  return new Error(`cannot connect to the PostgreSQL server in DATABASE_URL (${hostname}:${port || 5432}${pathname}): ${reason}`);
+}
+
 /**
  * What both the server and the CLI stand on: a migrated database, the secret key, the counters.
  * `vigil migrate` opens it unmigrated, so that it can report what it applied itself.
@@ -43,6 +50,8 @@ export async function openRuntime(config: Config, options: { migrate?: boolean }
     dataDir: config.dataDir,
     connectTimeoutMs: config.dbConnectTimeoutMs,
     statementTimeoutMs: config.dbStatementTimeoutMs,
+  }).catch((error: unknown) => {
+    throw config.databaseUrl ? unreachableDatabase(config.databaseUrl, error) : error;
   });
   try {
     if (options.migrate !== false) await migrate(db);

@@ -3,6 +3,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Db } from './db/connect.js';
+import { databaseAnswers } from './db/readiness.js';
+import { databaseRetryAfterSeconds } from './db/unavailable.js';
 import { GrantCache } from './modules/api-keys/grant-cache.js';
 import { LastUsedRecorder } from './modules/api-keys/last-used.js';
 import { apiRoutes } from './modules/api-routes.js';
@@ -12,14 +14,20 @@ import { requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
 import { answerClientError } from './platform/client-errors.js';
-import { answerUnroutable, installErrorHandler, installNotFoundHandler } from './platform/http-errors.js';
+import { ApiError } from './platform/errors.js';
+import { answerUnroutable, installErrorHandler, installNotFoundHandler, sendError } from './platform/http-errors.js';
+import { countResponse } from './platform/http-metrics.js';
 import { idempotentPosts } from './platform/idempotency.js';
 import { newId } from './platform/ids.js';
 import { installJsonBodyParser } from './platform/json-body.js';
+import { metricsRoute } from './platform/metrics-route.js';
 import { loggerOptions } from './platform/logger.js';
 import type { RateLimiter } from './platform/rate-limit.js';
 import { schemaCompiler } from './platform/validation.js';
 import { createServices, type Services } from './services.js';
+
+/** What a client refused during a drain is asked to wait: by then a load balancer has moved on. */
+const shutdownRetryAfterSeconds = 1;
 
 export interface AppDeps {
   config: ResolvedConfig;
@@ -49,7 +57,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => newId('request'),
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // Refused in the error format by the onRequest hook below instead of Fastify's own body.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     frameworkErrors: answerUnroutable,
     clientErrorHandler: answerClientError,
@@ -65,12 +74,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installErrorHandler(http);
   installNotFoundHandler(http);
 
+  let closing = false;
   // Callback-style hooks: an async hook costs a promise and a microtask on every request.
   http.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
-    done();
+    if (!closing) return done();
+    // A request that arrives on a kept-alive connection while the server drains.
+    reply.header('Connection', 'close').header('Retry-After', shutdownRetryAfterSeconds);
+    void sendError(reply, request, new ApiError('SERVICE_UNAVAILABLE', 'This server is shutting down; retry the request (another server will take it).'));
   });
   http.addHook('onResponse', (request, reply, done) => {
+    countResponse(request, reply);
     request.log.info(
       { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
@@ -78,14 +92,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done();
   });
 
+  metricsRoute(http, { db, token: config.metricsToken });
   http.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   http.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await db.query('SELECT 1');
-      return { status: 'ok' };
-    } catch {
-      return reply.status(503).send({ status: 'unavailable', error: 'The database is not reachable.' });
-    }
+    if (await databaseAnswers(db)) return { status: 'ok' };
+    return reply
+      .status(503)
+      .header('Retry-After', databaseRetryAfterSeconds)
+      .send({ status: 'unavailable', error: 'The database is not reachable.' });
   });
 
   // A worker process serves only the health checks: the REST API is the api role's.
@@ -119,6 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     services,
     grants,
     async close() {
+      closing = true;
       await http.close();
       await lastUsed.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record key use'));
       await services.usage.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record usage'));

@@ -1,19 +1,27 @@
+import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { type AdminCommand, type AdminResult, runAdminCommand } from './admin/commands.js';
 import { sendToRunningServer } from './admin/socket.js';
 import { loadConfig } from './config.js';
 import { exitOnStartupError, serve } from './main.js';
+import type { ApiKey } from './modules/api-keys/schema.js';
+import type { Organization } from './modules/organizations/store.js';
 import { isPlan, type Plan, plans } from './platform/plans.js';
 
 class UsageError extends Error {}
 
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
 const usage = `usage:
   vigil serve
+  vigil --version
   vigil migrate
   vigil org create --name NAME --plan PLAN [--admin-email EMAIL] [--json]
   vigil org set-plan ORG_ID PLAN [--json]
   vigil org set-rate-limit ORG_ID N [--json]
-  vigil key create --org ORG_ID [--name NAME] [--json]
+  vigil org list [--json]
+  vigil key create --org ORG_ID [--name NAME] [--expires-in 90d] [--json]
+  vigil key list --org ORG_ID [--json]
   vigil key revoke KEY_ID [--json]
   vigil billing trial-expired ORG_ID [--json]
   vigil billing payment-failed ORG_ID [--reason TEXT] [--json]
@@ -22,6 +30,18 @@ plans: ${plans.join(' ')}`;
 function plan(value: string | undefined): Plan {
   if (value === undefined || !isPlan(value)) throw new UsageError(`plan must be one of ${plans.join(', ')}, got "${value ?? ''}"`);
   return value;
+}
+
+const durationUnits: Record<string, number> = { h: 3_600_000, d: 86_400_000 };
+
+/** `--expires-in`: a whole number of days or hours, `90d` or `12h`. */
+function duration(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+)([dh])$/.exec(value.trim());
+  if (!match || Number(match[1]) === 0 || Number(match[1]) > 36_500) {
+    throw new UsageError(`--expires-in must be a whole number of days or hours such as 90d or 12h, got "${value}"`);
+  }
+  return Number(match[1]) * durationUnits[match[2]];
 }
 
 function required(value: string | undefined, what: string): string {
@@ -40,6 +60,7 @@ function parse(argv: string[]): { command: AdminCommand | 'serve'; json: boolean
       'admin-email': { type: 'string' },
       org: { type: 'string' },
       reason: { type: 'string' },
+      'expires-in': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -71,7 +92,16 @@ function parse(argv: string[]): { command: AdminCommand | 'serve'; json: boolean
     }
     case 'key create':
       expectArguments(0);
-      return { command: { kind: 'key.create', orgId: required(values.org, '--org'), name: values.name }, json };
+      return {
+        command: { kind: 'key.create', orgId: required(values.org, '--org'), name: values.name, expiresInMs: duration(values['expires-in']) },
+        json,
+      };
+    case 'org list':
+      expectArguments(0);
+      return { command: { kind: 'org.list' }, json };
+    case 'key list':
+      expectArguments(0);
+      return { command: { kind: 'key.list', orgId: required(values.org, '--org') }, json };
     case 'key revoke':
       expectArguments(1);
       return { command: { kind: 'key.revoke', keyId: first }, json };
@@ -86,6 +116,14 @@ function parse(argv: string[]): { command: AdminCommand | 'serve'; json: boolean
   }
 }
 
+/** Rows as aligned columns for people; `-` for an empty value. */
+function table<Row extends object>(rows: Row[], columns: (keyof Row & string)[], empty: string): string {
+  if (rows.length === 0) return empty;
+  const cells = [columns, ...rows.map((row) => columns.map((column) => String(row[column] ?? '-')))];
+  const widths = columns.map((_, i) => Math.max(...cells.map((line) => line[i].length)));
+  return cells.map((line) => line.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
 function describe(command: AdminCommand, result: AdminResult): string {
   switch (command.kind) {
     case 'migrate': {
@@ -97,7 +135,14 @@ function describe(command: AdminCommand, result: AdminResult): string {
       return `Created organization ${org.id} "${org.name}" on ${org.plan}.\nAPI key (shown once, keep it safe): ${String(result.apiKey)}`;
     }
     case 'key.create':
-      return `Created ${String(result.id)}.\nAPI key (shown once, keep it safe): ${String(result.apiKey)}`;
+      return [
+        `Created ${String(result.id)}${result.expiresAt ? `, expiring at ${String(result.expiresAt)}` : ''}.`,
+        `API key (shown once, keep it safe): ${String(result.apiKey)}`,
+      ].join('\n');
+    case 'org.list':
+      return table(result.data as Organization[], ['id', 'name', 'plan', 'createdAt'], 'No organizations yet: vigil org create --name NAME --plan PLAN');
+    case 'key.list':
+      return table(result.data as ApiKey[], ['id', 'name', 'prefix', 'createdAt', 'expiresAt', 'lastUsedAt', 'revokedAt'], 'This organization has no keys.');
     case 'key.revoke':
       return `Revoked ${String(result.id)}.`;
     default:
@@ -123,6 +168,10 @@ async function execute(command: AdminCommand): Promise<AdminResult> {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  if (argv[0] === '--version' || argv[0] === 'version') {
+    process.stdout.write(`vigil ${version}\n`);
+    return;
+  }
   if (argv[0] === 'help' || argv.includes('--help')) {
     process.stdout.write(`${usage}\n`);
     return;

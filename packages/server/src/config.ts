@@ -30,6 +30,12 @@ export interface Config {
   /** How long a client may take to send a whole request, headers and body (VIGIL_REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
   logLevel: string;
+  /** PostgreSQL: opening a connection or waiting for a pooled one (VIGIL_DB_CONNECT_TIMEOUT_MS). */
+  dbConnectTimeoutMs: number;
+  /** PostgreSQL: statement_timeout, and the client's limit on a silent server (VIGIL_DB_STATEMENT_TIMEOUT_MS). */
+  dbStatementTimeoutMs: number;
+  /** Bearer token for GET /metrics (VIGIL_METRICS_TOKEN); unset → loopback clients only. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -137,5 +143,8 @@ export function loadConfig(env: Env = process.env): Config {
     importMaxRows: integer(env, 'VIGIL_IMPORT_MAX_ROWS', 1_000_000, 1, 100_000_000),
     requestTimeoutMs: integer(env, 'VIGIL_REQUEST_TIMEOUT_MS', 120_000, 1000, 3_600_000),
     logLevel: logLevel(env),
+    dbConnectTimeoutMs: integer(env, 'VIGIL_DB_CONNECT_TIMEOUT_MS', 3_000, 100, 600_000),
+    dbStatementTimeoutMs: integer(env, 'VIGIL_DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
+    metricsToken: env.VIGIL_METRICS_TOKEN || undefined,
   };
 }

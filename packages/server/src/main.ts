@@ -13,8 +13,9 @@ export async function serve(): Promise<void> {
         ? `Vigil worker running (webhook deliveries, data jobs); health checks at ${server.url}/healthz`
         : `Vigil is listening on ${server.url} (REST API at ${server.url}/api/v1, reference at ${server.url}/docs)`,
       `Database: ${database}`,
-      `Create your first organization and API key with:`,
-      `  npx vigil org create --name "Acme" --plan business --admin-email you@example.com`,
+      ...(server.hasOrganizations
+        ? []
+        : [`Create your first organization and API key with:`, `  npx vigil org create --name "Acme" --plan business --admin-email you@example.com`]),
       '',
     ].join('\n'),
   );

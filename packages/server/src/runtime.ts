@@ -22,11 +22,18 @@ export interface Runtime {
  * falls back to counting in this process without adding latency; ioredis keeps reconnecting in the
  * background. The limiter reports the outage itself (once a minute) instead of ioredis' every error.
  */
-async function redisClient(url: string): Promise<Redis> {
+export async function redisClient(url: string): Promise<Redis> {
   const redis = new Redis(url, { enableOfflineQueue: false, lazyConnect: true, maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
   await redis.connect().catch(() => undefined);
   return redis;
+}
+
+/** One line naming the variable and the server, never the password: the start fails with it. */
+function unreachableDatabase(databaseUrl: string, error: unknown): Error {
+  const { hostname, port, pathname } = new URL(databaseUrl);
+  const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
+  return new Error(`cannot connect to the PostgreSQL server in DATABASE_URL (${hostname}:${port || 5432}${pathname}): ${reason}`);
 }
 
 /**
@@ -40,7 +47,14 @@ export async function openRuntime(config: Config, options: { migrate?: boolean }
   }
   await keepDataPrivate(config.dataDir);
   const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
-  const db = await connectDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await connectDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+  }).catch((error: unknown) => {
+    throw config.databaseUrl ? unreachableDatabase(config.databaseUrl, error) : error;
+  });
   try {
     if (options.migrate !== false) await migrate(db);
     // PGlite sets 0666 on the files it writes, whatever the umask: tightened again now they exist.

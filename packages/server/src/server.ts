@@ -7,6 +7,8 @@ import { DeliveryWorker } from './webhooks/worker.js';
 
 export interface RunningServer {
   url: string;
+  /** Whether any organization exists yet: the start banner invites creating one only when none does. */
+  hasOrganizations: boolean;
   stop(): Promise<void>;
 }
 
@@ -31,9 +33,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
           idleMs: 1000,
           onError: (runner, error) => log.error({ err: error, runner }, 'data job failed'),
         });
-  const url = await app.http.listen({ port: config.port, host: config.host });
+  const url = await app.http.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
+    await Promise.all([stopAdmin?.(), worker?.stop(), dataJobs?.stop()]);
+    await runtime.close();
+    if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;
+    throw new Error(`port ${config.port} on ${config.host} is already in use (another Vigil?); stop what uses it or set PORT to another port`);
+  });
+  const [{ exists: hasOrganizations }] = await runtime.db.query<{ exists: boolean }>(`SELECT EXISTS (SELECT 1 FROM organizations) AS exists`);
   return {
     url,
+    hasOrganizations,
     async stop() {
       await stopAdmin?.();
       await app.close();

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,7 +8,7 @@ import { systemClock } from '../src/platform/clock.js';
 import { MemoryCounterStore, RateLimiter } from '../src/platform/rate-limit.js';
 import { startTestApp, testConfig, type TestApp, type TestOrg } from './support/app.js';
 import { databaseKinds, openTestDatabase, postgresUrl, type TestDatabase } from './support/databases.js';
-import { call, runCliJson, startServerProcess, tempDataDir } from './support/processes.js';
+import { call, requestInFlight, runCliJson, startServerProcess, tempDataDir } from './support/processes.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 
 interface LogLine {
@@ -132,27 +131,6 @@ describe.runIf(postgresUrl)('readiness when PostgreSQL goes away and comes back'
     expect((await call(baseUrl, 'GET', '/readyz')).status).toBe(200);
   });
 });
-
-/** A POST whose headers are sent now and whose body is finished later: a request in flight. */
-function requestInFlight(baseUrl: string, apiKey: string, name: string) {
-  const payload = JSON.stringify({ name });
-  const request = http.request(`${baseUrl}/api/v1/projects`, {
-    method: 'POST',
-    agent: false,
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-  });
-  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    request.on('error', reject);
-    request.on('response', (incoming) => {
-      let body = '';
-      incoming.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body }));
-    });
-  });
-  const connected = new Promise<void>((resolve) => request.once('socket', (socket) => socket.once('connect', () => resolve())));
-  request.write(payload.slice(0, 3));
-  return { connected, response, finish: () => request.end(payload.slice(3)) };
-}
 
 describe('a server process on the embedded database', () => {
   it('keeps its data across a restart, and on SIGTERM finishes in-flight requests before exiting 0', async () => {

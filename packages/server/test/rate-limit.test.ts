@@ -66,6 +66,7 @@ describe('when the shared counters are unreachable', () => {
   it('counts in this process instead, and reports it once a minute', async () => {
     const reports: string[] = [];
     const unreachable = {
+      peers: 1,
       consume: async () => {
         throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
       },
@@ -76,7 +77,7 @@ describe('when the shared counters are unreachable', () => {
     const decisions = await Promise.all(Array.from({ length: 5 }, (_, i) => limiter.take('org_a', 3, start + i * 1000)));
     expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, false, false]);
     expect(reports).toHaveLength(1);
-    expect(reports[0]).toMatch(/counts requests alone/);
+    expect(reports[0]).toMatch(/counts its share of each limit alone/);
     await limiter.take('org_a', 3, start + 60_000);
     expect(reports).toHaveLength(2);
   });

@@ -2,6 +2,8 @@ import type { Db } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { ApiError } from '../platform/errors.js';
 import type { Plan } from '../platform/plans.js';
+import { listKeysOfOrganization } from '../modules/api-keys/store.js';
+import { listAllOrganizations } from '../modules/organizations/store.js';
 import type { Services } from '../services.js';
 
 /** Everything the `vigil` CLI can ask of a database, whether it runs it itself or hands it to a server. */
@@ -10,7 +12,9 @@ export type AdminCommand =
   | { kind: 'org.create'; name: string; plan: Plan; adminEmail?: string }
   | { kind: 'org.set-plan'; orgId: string; plan: Plan }
   | { kind: 'org.set-rate-limit'; orgId: string; perMinute: number | null }
-  | { kind: 'key.create'; orgId: string; name?: string }
+  | { kind: 'key.create'; orgId: string; name?: string; expiresInMs?: number }
+  | { kind: 'org.list' }
+  | { kind: 'key.list'; orgId: string }
   | { kind: 'key.revoke'; keyId: string }
   | { kind: 'billing.trial-expired'; orgId: string }
   | { kind: 'billing.payment-failed'; orgId: string; reason?: string };
@@ -46,8 +50,15 @@ export async function runAdminCommand(target: AdminTarget, command: AdminCommand
     }
     case 'key.create': {
       await services.organizations.get(command.orgId);
-      const created = await services.apiKeys.create(command.orgId, { name: command.name });
-      return { id: created.key.id, apiKey: created.apiKey };
+      const expiresAt = command.expiresInMs === undefined ? null : new Date(Date.now() + command.expiresInMs);
+      const created = await services.apiKeys.create(command.orgId, { name: command.name, expiresAt });
+      return { id: created.key.id, apiKey: created.apiKey, expiresAt: created.key.expiresAt };
+    }
+    case 'org.list':
+      return { data: await listAllOrganizations(target.db) };
+    case 'key.list': {
+      await services.organizations.get(command.orgId);
+      return { data: await listKeysOfOrganization(target.db, command.orgId) };
     }
     case 'key.revoke': {
       const key = await services.apiKeys.revoke(command.keyId);

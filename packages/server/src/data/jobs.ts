@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../db/connect.js';
 import type { Clock } from '../platform/clock.js';
+import { dataJobDuration } from '../platform/metrics.js';
 
 /** A table of jobs: rows in `state` pending, or running under a lease that a crashed worker lets lapse. */
 export interface JobTable {
@@ -101,10 +102,11 @@ export async function startJobLoop(runners: JobRunner[], options: JobLoopOptions
   let stopped = false;
   let wake: () => void = () => undefined;
   let announced = false;
-  const unlisten = await options.db.listen(newJobChannel, () => {
+  const announce = () => {
     announced = true;
     wake();
-  });
+  };
+  const unlisten = await options.db.listen(newJobChannel, announce, { onResubscribed: announce });
   const loop = (async () => {
     while (!stopped) {
       announced = false;
@@ -112,7 +114,10 @@ export async function startJobLoop(runners: JobRunner[], options: JobLoopOptions
       for (const runner of runners) {
         if (stopped) break;
         try {
-          ranAny = (await runner.runNext()) || ranAny;
+          const started = performance.now();
+          const ran = await runner.runNext();
+          if (ran) dataJobDuration.observe({ runner: runner.name }, (performance.now() - started) / 1000);
+          ranAny = ran || ranAny;
         } catch (error) {
           options.onError(runner.name, error);
         }

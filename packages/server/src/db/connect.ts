@@ -5,6 +5,10 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { type ListenOptions, PostgresListener } from './listener.js';
+import { DatabaseUnavailable, guarded } from './unavailable.js';
+
+export type { ListenOptions } from './listener.js';
 
 /**
  * The one query interface every store uses. Plain parameterised SQL ($1, $2, …) runs unchanged on
@@ -21,8 +25,14 @@ export type Unlisten = () => Promise<void>;
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** Calls `onNotify` for every NOTIFY on `channel` until the returned function is called. */
-  listen(channel: string, onNotify: (payload: string) => void): Promise<Unlisten>;
+  /** PostgreSQL only: this process's pool — connections open, idle, and queries waiting for one. */
+  poolStats?(): { total: number; idle: number; waiting: number };
+  /**
+   * Calls `onNotify` for every NOTIFY on `channel` until the returned function is called. On
+   * PostgreSQL the session survives server restarts: it reconnects with back-off, re-subscribes
+   * and then calls `options.onResubscribed` (NOTIFYs sent while it was away are lost).
+   */
+  listen(channel: string, onNotify: (payload: string) => void, options?: ListenOptions): Promise<Unlisten>;
   close(): Promise<void>;
 }
 
@@ -76,60 +86,59 @@ class PostgresDb implements Db {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly connectionString: string,
-    private readonly searchPath: string | undefined,
+    private readonly listenerOptions: pg.ClientConfig,
   ) {}
 
-  async query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
-    const result = await this.pool.query(sql, params as unknown[]);
-    return result.rows as Row[];
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
+  query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+    return guarded(async () => (await this.pool.query(sql, params as unknown[])).rows as Row[]);
   }
 
   async exec(sql: string): Promise<void> {
-    await this.pool.query(sql);
+    await guarded(() => this.pool.query(sql));
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await guarded(() => this.pool.connect());
+    let failure: unknown;
     try {
-      await client.query('BEGIN');
+      await guarded(() => client.query('BEGIN'));
       const result = await work({
-        query: async <Row>(sql: string, params: readonly unknown[] = []) =>
-          (await client.query(sql, params as unknown[])).rows as Row[],
+        query: <Row>(sql: string, params: readonly unknown[] = []) =>
+          guarded(async () => (await client.query(sql, params as unknown[])).rows as Row[]),
         exec: async (sql: string) => {
-          await client.query(sql);
+          await guarded(() => client.query(sql));
         },
       });
-      await client.query('COMMIT');
+      await guarded(() => client.query('COMMIT'));
       return result;
     } catch (error) {
+      failure = error;
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      release(client, failure);
     }
   }
 
-  async listen(channel: string, onNotify: (payload: string) => void): Promise<Unlisten> {
-    // LISTEN needs a session of its own: a pooled connection would be handed to other queries.
-    const client = new pg.Client(clientOptions(this.connectionString, this.searchPath));
-    await client.connect();
-    client.on('notification', (message) => {
-      if (message.channel === channel) onNotify(message.payload ?? '');
-    });
-    client.on('error', () => undefined);
-    await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-    return async () => {
-      await client.end().catch(() => undefined);
-    };
+  async listen(channel: string, onNotify: (payload: string) => void, options?: ListenOptions): Promise<Unlisten> {
+    const listener = await guarded(() => PostgresListener.start(() => new pg.Client(this.listenerOptions), channel, onNotify, options));
+    return () => listener.close();
   }
 
   async copyRows(target: string, rows: string): Promise<void> {
-    const client = await this.pool.connect();
+    const client = await guarded(() => this.pool.connect());
+    let failure: unknown;
     try {
-      await pipeline(Readable.from([rows]), client.query(copyFrom(`COPY ${target} FROM STDIN`)));
+      await guarded(() => pipeline(Readable.from([rows]), client.query(copyFrom(`COPY ${target} FROM STDIN`))));
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
-      client.release();
+      release(client, failure);
     }
   }
 
@@ -138,13 +147,25 @@ class PostgresDb implements Db {
   }
 }
 
-function clientOptions(connectionString: string, searchPath: string | undefined): pg.ClientConfig {
+/** A connection that lost its server is destroyed rather than handed to the next query. */
+function release(client: pg.PoolClient, failure: unknown): void {
+  client.release(failure instanceof DatabaseUnavailable ? failure : undefined);
+}
+
+function clientOptions(options: ConnectOptions & { databaseUrl: string }): pg.ClientConfig {
   return {
-    connectionString,
+    connectionString: options.databaseUrl,
     types: pgTypes,
-    ...(searchPath ? { options: `-c search_path=${searchPath}` } : {}),
+    connectionTimeoutMillis: options.connectTimeoutMs ?? defaultTimeouts.connectMs,
+    keepAlive: true,
+    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   };
 }
+
+/** Defaults of VIGIL_DB_CONNECT_TIMEOUT_MS and VIGIL_DB_STATEMENT_TIMEOUT_MS (docs/operations.md). */
+const defaultTimeouts = { connectMs: 3_000, statementMs: 10_000 };
+/** How much longer than statement_timeout the client waits before it gives up on a silent server. */
+const clientGraceMs = 1_000;
 
 /**
  * Bulk-loads rows written in COPY text format into `target` (`"schema"."table" ("col", …)`, from
@@ -162,13 +183,27 @@ export interface ConnectOptions {
   /** PostgreSQL only: the schema every connection uses first (tests isolate themselves this way). */
   searchPath?: string;
   poolSize?: number;
+  /** PostgreSQL only: opening a connection, or waiting for a free one in the pool. */
+  connectTimeoutMs?: number;
+  /**
+   * PostgreSQL only: the server cancels a statement running longer (statement_timeout), and the
+   * client gives up on one unanswered for a second more (a frozen server cancels nothing).
+   */
+  statementTimeoutMs?: number;
 }
 
 export async function connectDb(options: ConnectOptions): Promise<Db> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ ...clientOptions(options.databaseUrl, options.searchPath), max: options.poolSize ?? 10 });
+    const sessionOptions = clientOptions({ ...options, databaseUrl: options.databaseUrl });
+    const statementMs = options.statementTimeoutMs ?? defaultTimeouts.statementMs;
+    const pool = new pg.Pool({
+      ...sessionOptions,
+      statement_timeout: statementMs,
+      query_timeout: statementMs + clientGraceMs,
+      max: options.poolSize ?? 10,
+    });
     pool.on('error', () => undefined);
-    const db = new PostgresDb(pool, options.databaseUrl, options.searchPath);
+    const db = new PostgresDb(pool, sessionOptions);
     await db.query('SELECT 1');
     return db;
   }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { databaseRetryAfterSeconds, DatabaseUnavailable } from '../db/unavailable.js';
 import { ApiError } from './errors.js';
 import { fieldProblems } from './validation.js';
 
@@ -44,6 +45,9 @@ function translate(error: FastifyError, request: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return unsupportedMediaType(request);
   }
+  if (error instanceof DatabaseUnavailable) {
+    return new ApiError('SERVICE_UNAVAILABLE', 'The database is not reachable right now; retry after the time in Retry-After.');
+  }
   if (error instanceof SyntaxError) return new ApiError('VALIDATION_ERROR', 'The body is not valid JSON.');
   if (error.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE', 'The body is larger than this endpoint accepts.');
   return new ApiError('INTERNAL_ERROR', 'Something went wrong on our side; the request id identifies it in our logs.');
@@ -65,6 +69,7 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = translate(error, request);
+    if (error instanceof DatabaseUnavailable) reply.header('Retry-After', databaseRetryAfterSeconds);
     // Only our own failures are errors; an unreachable provider or a missing component is the operator's to see, not page on.
     if (apiError.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request failed');
     else if (apiError.status >= 500) request.log.warn({ code: apiError.code, reason: apiError.message }, 'request not served');

@@ -18,6 +18,7 @@ import {
 } from './queue.js';
 import { nextScheduledAttempt, retryAfterMs } from './schedule.js';
 import { type AttemptOutcome, WebhookSender } from './sender.js';
+import { countAttempt } from './attempt-metrics.js';
 import { deliveryHeaders } from './signer.js';
 
 export interface WorkerLog {
@@ -118,7 +119,8 @@ export class DeliveryWorker {
 
   static async start(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
     const worker = new DeliveryWorker(options);
-    worker.unlisten = await options.db.listen(deliveriesDueChannel, () => worker.wake());
+    const wake = () => worker.wake();
+    worker.unlisten = await options.db.listen(deliveriesDueChannel, wake, { onResubscribed: wake });
     worker.timers.push(setInterval(() => worker.wake(), options.pollIntervalMs ?? 1000));
     worker.timers.push(setInterval(() => void worker.sweep(), options.sweepIntervalMs ?? 60_000));
     for (const timer of worker.timers) timer.unref();
@@ -258,7 +260,9 @@ export class DeliveryWorker {
     this.attempts += 1;
     const body = JSON.stringify(deliveryPayload(delivery.event, delivery.orgId, delivery.eventAt, delivery.eventData));
     const headers = deliveryHeaders({ deliveryId: delivery.id, event: delivery.event, body, timestamp: Math.floor(now.getTime() / 1000), secrets });
-    return this.sender.send({ url: delivery.url, headers, body });
+    const outcome = await this.sender.send({ url: delivery.url, headers, body });
+    countAttempt(outcome);
+    return outcome;
   }
 
   /** The delivery's state after an attempt: delivered, the next scheduled attempt, or failed. */

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,9 +57,20 @@ export async function runCliJson<T = Record<string, unknown>>(args: string[], en
   return JSON.parse(result.stdout) as T;
 }
 
-/** Starts `node --import tsx src/main.ts` (what `npm start` runs) and waits until it stops or listens. */
-export function runMain(env: Env): { child: ChildProcess; done: Promise<Finished>; output: { stdout: string; stderr: string } } {
-  const child = spawn(process.execPath, ['--import', 'tsx', mainScript], { cwd: repoRoot, env: cleanEnv(env) });
+/** The command that starts a server: by default `node --import tsx src/main.ts`, what `npm start` runs. */
+export type StartCommand = [command: string, ...args: string[]];
+const mainCommand: StartCommand = [process.execPath, '--import', 'tsx', mainScript];
+
+/** Each documented way to start the server, as an operator or a supervisor would run it. */
+export const documentedStarts: Record<string, StartCommand> = {
+  'npm start': ['npm', 'start', '--silent'],
+  'npx vigil serve': ['npx', 'vigil', 'serve'],
+};
+
+/** Starts the server and returns at once; `done` resolves when it exits. */
+export function runMain(env: Env, command: StartCommand = mainCommand): { child: ChildProcess; done: Promise<Finished>; output: { stdout: string; stderr: string } } {
+  const [program, ...args] = command;
+  const child = spawn(program, args, { cwd: repoRoot, env: cleanEnv(env) });
   const output = collect(child);
   return { child, done: finished(child, output), output };
 }
@@ -73,8 +85,8 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<Finished>;
 }
 
-export async function startServerProcess(env: Env): Promise<ServerProcess> {
-  const { child, done, output } = runMain({ PORT: '0', ...env });
+export async function startServerProcess(env: Env, command?: StartCommand): Promise<ServerProcess> {
+  const { child, done, output } = runMain({ PORT: '0', ...env }, command);
   const waitForOutput = (pattern: RegExp) =>
     new Promise<void>((resolve, reject) => {
       const check = () => {
@@ -152,4 +164,25 @@ export async function call(
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** A POST whose headers are sent now and whose body is finished later: a request in flight. */
+export function requestInFlight(baseUrl: string, apiKey: string, name: string) {
+  const payload = JSON.stringify({ name });
+  const request = http.request(`${baseUrl}/api/v1/projects`, {
+    method: 'POST',
+    agent: false,
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+  });
+  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    request.on('error', reject);
+    request.on('response', (incoming) => {
+      let body = '';
+      incoming.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body }));
+    });
+  });
+  const connected = new Promise<void>((resolve) => request.once('socket', (socket) => socket.once('connect', () => resolve())));
+  request.write(payload.slice(0, 3));
+  return { connected, response, finish: () => request.end(payload.slice(3)) };
 }

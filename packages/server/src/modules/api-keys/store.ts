@@ -105,3 +105,9 @@ export async function recordLastUsed(db: Queryable, lastUsed: Map<string, Date>)
     [[...lastUsed.keys()], [...lastUsed.values()]],
   );
 }
+
+/** Every key of an organization, revoked ones included, oldest first (the operator's `vigil key list`). */
+export async function listKeysOfOrganization(db: Queryable, orgId: string): Promise<ApiKey[]> {
+  const rows = await db.query<ApiKeyRow>(`SELECT * FROM api_keys WHERE org_id = $1 ORDER BY created_at, id`, [orgId]);
+  return rows.map(toApiKey);
+}

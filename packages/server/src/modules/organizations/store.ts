@@ -63,3 +63,9 @@ export async function updateOrganization(
   );
   return row ? toOrganization(row) : undefined;
 }
+
+/** Every organization, oldest first (the operator's `vigil org list`). */
+export async function listAllOrganizations(db: Queryable): Promise<Organization[]> {
+  const rows = await db.query<OrganizationRow>(`SELECT * FROM organizations ORDER BY created_at, id`);
+  return rows.map(toOrganization);
+}

@@ -1,0 +1,31 @@
+# Vigil: one image for every role (VIGIL_ROLE=api|worker|all). docs/operations.md, "Containers".
+FROM node:22-bookworm-slim
+
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    VIGIL_DATA_DIR=/data
+
+WORKDIR /app
+# Dependencies first, so that a change of source reuses this layer. tsx runs the TypeScript as is.
+COPY package.json package-lock.json .npmrc ./
+COPY packages/server/package.json packages/server/
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY packages/server/bin packages/server/bin
+COPY packages/server/src packages/server/src
+COPY tsconfig.json LICENSE ./
+
+# Not root: the image's `node` user owns only the data directory (embedded PGlite, secret key, exports).
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME /data
+EXPOSE 3000
+
+# /readyz: 200 once the database answers, within 2 s whatever it does.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+# node is PID 1's only child: tini (`init: true` in compose, `docker run --init`) reaps and forwards
+# signals; without it node is PID 1 itself, which also works: Vigil installs its own SIGTERM handler.
+# Not `npm start`: no npm process in between, so SIGTERM reaches the server directly.
+CMD ["node", "--import", "tsx", "packages/server/src/main.ts"]

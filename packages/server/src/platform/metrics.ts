@@ -1,0 +1,76 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * The process's Prometheus metrics (docs/operations.md lists them). One registry per process, as
+ * Prometheus scrapes processes: the instruments are module-level so that the HTTP layer, the
+ * webhook worker and the data jobs record into the same one.
+ */
+export const registry = new Registry();
+// Node's own: CPU, memory, GC, and the event-loop lag (nodejs_eventloop_lag_*).
+collectDefaultMetrics({ register: registry });
+
+const registers = [registry];
+const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export const httpRequests = new Counter({
+  name: 'vigil_http_requests_total',
+  help: 'HTTP requests answered, by method, route pattern and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers,
+});
+
+export const httpDuration = new Histogram({
+  name: 'vigil_http_request_duration_seconds',
+  help: 'Time to answer an HTTP request, by method, route pattern and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: seconds,
+  registers,
+});
+
+export const rateLimitRefusals = new Counter({
+  name: 'vigil_rate_limit_refusals_total',
+  help: 'Requests refused with 429 RATE_LIMITED.',
+  registers,
+});
+
+export const webhookAttempts = new Counter({
+  name: 'vigil_webhook_attempts_total',
+  help: 'Webhook delivery attempts by outcome: success, http_error, or the failure (timeout, dns, tls, refused, connection, …).',
+  labelNames: ['outcome'] as const,
+  registers,
+});
+
+export const webhookAttemptDuration = new Histogram({
+  name: 'vigil_webhook_attempt_duration_seconds',
+  help: 'Duration of one webhook delivery attempt, by outcome.',
+  labelNames: ['outcome'] as const,
+  buckets: seconds,
+  registers,
+});
+
+export const dataJobDuration = new Histogram({
+  name: 'vigil_data_job_duration_seconds',
+  help: 'Duration of one data job (import, export, dataset load), by runner.',
+  labelNames: ['runner'] as const,
+  buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 1800],
+  registers,
+});
+
+export const webhookQueueDue = new Gauge({
+  name: 'vigil_webhook_deliveries_due',
+  help: 'Webhook deliveries due now and not being attempted (read at scrape time).',
+  registers,
+});
+
+export const webhookOldestDueAge = new Gauge({
+  name: 'vigil_webhook_oldest_due_age_seconds',
+  help: 'How long the oldest due webhook delivery has been due; 0 when none is (read at scrape time).',
+  registers,
+});
+
+export const databasePool = new Gauge({
+  name: 'vigil_db_pool_connections',
+  help: 'Connections of this process to PostgreSQL by state: total, idle, and requests waiting for one.',
+  labelNames: ['state'] as const,
+  registers,
+});

@@ -1,0 +1,72 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, startTestApp, type TestOrg } from './support/app.js';
+import { documentedStarts, requestInFlight, runCliJson, startServerProcess, tempDataDir } from './support/processes.js';
+
+/** Sends raw HTTP/1.1 on one socket and collects everything the server writes back until it closes. */
+function rawConnection(baseUrl: string) {
+  const { hostname, port } = new URL(baseUrl);
+  const socket = net.connect(Number(port), hostname);
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+  const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
+  const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  return { connected, write: (text: string) => socket.write(text), closed, received: () => received };
+}
+
+describe('a request that arrives while the server drains', () => {
+  let t: TestApp;
+  let org: TestOrg;
+
+  beforeAll(async () => {
+    t = await startTestApp('pglite');
+    org = await t.createOrg('business');
+  });
+  afterAll(() => t.close());
+
+  it('is refused with 503 SERVICE_UNAVAILABLE in the error format, and the request in flight still finishes', async () => {
+    const connection = rawConnection(t.baseUrl);
+    await connection.connected;
+    const payload = JSON.stringify({ name: 'Finished during the drain' });
+    connection.write(
+      `POST /api/v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${org.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n${payload.slice(0, 5)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const closing = t.app.close();
+    // The rest of the body, then a second request on the same kept-alive connection.
+    connection.write(`${payload.slice(5)}GET /api/v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${org.apiKey}\r\n\r\n`);
+    const text = await connection.closed;
+    await closing;
+    const responses = text.split(/(?=HTTP\/1\.1 )/);
+    expect(responses).toHaveLength(2);
+    expect(responses[0]).toMatch(/^HTTP\/1\.1 201 /);
+    expect(responses[1]).toMatch(/^HTTP\/1\.1 503 /);
+    expect(responses[1]).toMatch(/\r\nretry-after: 1\r\n/i);
+    const body = JSON.parse(responses[1].slice(responses[1].indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+    expect(body).toEqual({ code: 'SERVICE_UNAVAILABLE', error: expect.stringContaining('shutting down'), requestId: expect.stringMatching(/^req_/) });
+  });
+});
+
+describe.each(Object.keys(documentedStarts))('SIGTERM to the process `%s` starts', (way) => {
+  it('drains the request in flight and exits 0, leaving no server behind', async () => {
+    const data = await tempDataDir();
+    const env = { VIGIL_DATA_DIR: data.dir };
+    try {
+      const server = await startServerProcess(env, documentedStarts[way]);
+      const { apiKey } = await runCliJson<{ apiKey: string }>(['org', 'create', '--name', 'Stops', '--plan', 'business'], env);
+      const inFlight = requestInFlight(server.url, apiKey, 'In flight at SIGTERM');
+      await inFlight.connected;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const exit = server.stop('SIGTERM');
+      await server.waitForOutput(/SIGTERM received/);
+      inFlight.finish();
+      expect((await inFlight.response).status).toBe(201);
+      expect((await exit).code).toBe(0);
+      // Nothing answers any more: the server itself stopped, not only the npm process in front of it.
+      const after = await fetch(`${server.url}/healthz`).then((response) => response.status, () => 'refused');
+      expect(after).toBe('refused');
+    } finally {
+      await data.remove();
+    }
+  }, 120_000);
+});

@@ -3,10 +3,12 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Db } from './db/connect.js';
+import { CommittedEvents } from './events/committed.js';
+import { graphqlApi } from './graphql/plugin.js';
 import { GrantCache } from './modules/api-keys/grant-cache.js';
 import { LastUsedRecorder } from './modules/api-keys/last-used.js';
 import { apiRoutes } from './modules/api-routes.js';
-import { requireApiKey } from './platform/auth.js';
+import { type AuthOptions, requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
 import { answerUnroutable, installErrorHandler, installNotFoundHandler } from './platform/http-errors.js';
@@ -29,6 +31,8 @@ export interface App {
   http: FastifyInstance;
   services: Services;
   grants: GrantCache;
+  /** The committed events this process hears (API processes only): what GraphQL subscriptions are fed. */
+  events: CommittedEvents | undefined;
   /** Stops taking requests, lets in-flight ones finish, then writes what is still buffered. */
   close(): Promise<void>;
 }
@@ -77,7 +81,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
   });
 
-  // A worker process serves only the health checks: the REST API is the api role's.
+  // REST and GraphQL admit callers through the same function with the same options: one counter.
+  const auth: AuthOptions = {
+    lookupGrant: (hash) => grants.lookup(hash),
+    touchKey: (keyId, at) => lastUsed.touch(keyId, at),
+    countRequest: (orgId, at) => services.usage.meter.countRequest(orgId, at),
+    limiter: deps.limiter,
+    clock,
+  };
+  let committedEvents: CommittedEvents | undefined;
+
+  // A worker process serves only the health checks: the REST and GraphQL APIs are the api role's.
   if (config.role !== 'worker') {
     await http.register(swagger, {
       openapi: {
@@ -94,27 +108,25 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       async (v1) => {
         v1.get('/openapi.json', { schema: { hide: true } }, async () => http.swagger());
         await v1.register(async (authenticated) => {
-          requireApiKey(authenticated, {
-            lookupGrant: (hash) => grants.lookup(hash),
-            touchKey: (keyId, at) => lastUsed.touch(keyId, at),
-            countRequest: (orgId, at) => services.usage.meter.countRequest(orgId, at),
-            limiter: deps.limiter,
-            clock,
-          });
+          requireApiKey(authenticated, auth);
           installNotFoundHandler(authenticated);
           await authenticated.register(apiRoutes, { services });
         });
       },
       { prefix: '/api/v1' },
     );
+    committedEvents = await CommittedEvents.listen(db, (error) => http.log.error({ err: error }, 'committed event not delivered'));
+    await http.register(graphqlApi, { services, auth, events: committedEvents });
   }
 
   return {
     http,
     services,
     grants,
+    events: committedEvents,
     async close() {
       await http.close();
+      await committedEvents?.close();
       await lastUsed.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record key use'));
       await services.usage.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record usage'));
     },

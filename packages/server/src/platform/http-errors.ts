@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.js';
-import { fieldProblems } from './validation.js';
+import { invalidInput } from './validation.js';
 
 export interface ErrorBody {
   error: string;
@@ -10,13 +10,11 @@ export interface ErrorBody {
 }
 
 /** Fastify's own failures, translated into the API's codes. */
-function translate(error: FastifyError): ApiError {
+export function translate(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) {
     const part = error.validationContext ?? 'body';
-    const details = fieldProblems(error.validation as Parameters<typeof fieldProblems>[0], part);
-    const summary = details.map((problem) => `${problem.field} ${problem.message}`).join('; ');
-    return new ApiError('VALIDATION_ERROR', `The ${part === 'querystring' ? 'query' : part} is invalid: ${summary}.`, details);
+    return invalidInput(error.validation as Parameters<typeof invalidInput>[0], part === 'querystring' ? 'query' : part);
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { FieldProblem } from './errors.js';
+import type { TSchema } from '@sinclair/typebox';
+import { ApiError, type FieldProblem } from './errors.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -51,4 +52,27 @@ export function fieldProblems(errors: ErrorObject[], part: string): FieldProblem
     if (!byField.has(field)) byField.set(field, { field, message: messageOf(error) });
   }
   return [...byField.values()];
+}
+
+/** VALIDATION_ERROR naming every field's problem, for the input `part` ("body", "query", "input"…). */
+export function invalidInput(errors: ErrorObject[], part: string): ApiError {
+  const details = fieldProblems(errors, part);
+  const summary = details.map((problem) => `${problem.field} ${problem.message}`).join('; ');
+  return new ApiError('VALIDATION_ERROR', `The ${part} is invalid: ${summary}.`, details);
+}
+
+const compiledInputs = new WeakMap<TSchema, ReturnType<Ajv['compile']>>();
+
+/**
+ * Checks a value against a route's body schema outside HTTP (GraphQL arguments), so both APIs
+ * refuse the same input with the same per-field details.
+ */
+export function validateInput<T>(schema: TSchema, value: unknown, part: string): T {
+  let check = compiledInputs.get(schema);
+  if (!check) {
+    check = bodyAjv.compile(schema);
+    compiledInputs.set(schema, check);
+  }
+  if (!check(value)) throw invalidInput(check.errors ?? [], part);
+  return value as T;
 }

@@ -48,6 +48,8 @@ export function subscriber(baseUrl: string, apiKey: string, options: { keyIn?: '
     connectionParams: options.keyIn === 'header' ? undefined : { authorization: `Bearer ${apiKey}` },
     retryAttempts: 0,
     lazy: false,
+    // A refused connection is what some tests expect; `closed` reports it.
+    onNonLazyError: () => undefined,
     on: { closed: (event) => onClosed((event as { code: number }).code) },
   });
   return { client, closed };

@@ -1,0 +1,86 @@
+import { createRequire } from 'node:module';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+
+/** Debian's Chromium: the suite never downloads a browser. */
+export const chromiumPath = '/usr/bin/chromium';
+
+/**
+ * Flags for a headless Chromium on a machine with a closed network: without the background-networking
+ * ones Chromium keeps dialling Google's hosts, and those refused connections slow every page.
+ */
+const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+export interface TestBrowser {
+  browser: Browser;
+  /** A fresh context (its own cookies and storage) whose every request is recorded. */
+  newPage(options?: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } }): Promise<Page>;
+  /** Every request address any page asked for that was not on loopback (should stay empty). */
+  offLoopbackRequests(): string[];
+  close(): Promise<void>;
+}
+
+const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+function isOffLoopback(address: string): boolean {
+  if (!/^(https?|wss?):/.test(address)) return false;
+  return !loopbackHosts.has(new URL(address).hostname);
+}
+
+export async function launchBrowser(): Promise<TestBrowser> {
+  const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs });
+  const offLoopback: string[] = [];
+  const contexts: BrowserContext[] = [];
+  return {
+    browser,
+    async newPage(options = {}) {
+      const context = await browser.newContext({ colorScheme: options.colorScheme, viewport: options.viewport ?? { width: 1280, height: 800 } });
+      contexts.push(context);
+      context.on('request', (request) => {
+        if (isOffLoopback(request.url())) offLoopback.push(request.url());
+      });
+      return context.newPage();
+    },
+    offLoopbackRequests: () => [...offLoopback],
+    async close() {
+      for (const context of contexts) await context.close().catch(() => undefined);
+      await browser.close();
+    },
+  };
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+const axeSource = (): string => {
+  const require = createRequire(import.meta.url);
+  return (require('axe-core') as { source: string }).source;
+};
+
+/** Runs axe-core in the page and returns the serious and critical violations (the ones a test fails on). */
+export async function seriousAccessibilityViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ content: axeSource() });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const result = await axe.run();
+    return result.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      targets: violation.nodes.map((node) => node.target.join(' ')),
+    }));
+  });
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}

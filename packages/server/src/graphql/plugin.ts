@@ -80,7 +80,10 @@ export async function graphqlApi(app: FastifyInstance, { services, auth, events 
     // mercurius declares GET /api/graphql; the same route takes the WebSocket upgrade.
     const wsHandler = subscriptionHandler({ schema, services, auth, log: graphql.log });
     graphql.addHook('onRoute', (route) => {
-      if (route.url === graphqlPath && route.method === 'GET') route.wsHandler = wsHandler;
+      if (route.url !== graphqlPath) return;
+      if (route.method === 'GET') route.wsHandler = wsHandler;
+      // The OpenAPI document describes the REST API; the GraphQL API has its SDL.
+      route.schema = { ...route.schema, hide: true };
     });
     await graphql.register(websocket, { options: { maxPayload: 1024 * 1024 } });
     const options: MercuriusOptions = {

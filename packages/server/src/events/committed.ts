@@ -91,7 +91,8 @@ export class CommittedEvents {
   }
 
   async close(): Promise<void> {
-    await this.unlisten?.();
+    // A database already closed has dropped the LISTEN with its session.
+    await this.unlisten?.().catch(() => undefined);
     this.emitter.removeAllListeners();
   }
 }

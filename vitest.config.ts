@@ -1,6 +1,12 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  // graphql ships CommonJS and ESM copies; Vite would pick the ESM one for our sources while mercurius
+  // requires the CommonJS one, and two copies of graphql refuse each other's schemas. Node picks CommonJS.
+  resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
     pool: 'forks',

@@ -6,18 +6,19 @@ import { runRestBench } from './rest.js';
 import { describeMachine } from './support/machine.js';
 import { repoRoot } from './support/processes.js';
 
-const usage = `usage: npm run bench -- [rest] [webhooks] [ingest] [client] [--pglite] [--duration SECONDS] [--profile DIR] [--out FILE]
+const usage = `usage: npm run bench -- [rest] [webhooks] [ingest] [client] [graphql] [--pglite] [--duration SECONDS] [--profile DIR] [--out FILE]
   no part named: all parts; the REST part on PostgreSQL (DATABASE_URL, else the local vigil_bench database)`;
 
-type Part = 'rest' | 'webhooks' | 'ingest' | 'client';
+type Part = 'rest' | 'webhooks' | 'ingest' | 'client' | 'graphql';
 
-const parts: Part[] = ['rest', 'webhooks', 'ingest', 'client'];
+const parts: Part[] = ['rest', 'webhooks', 'ingest', 'client', 'graphql'];
 
 /** The other parts are optional modules: a part whose file is not there is reported as missing. */
 const optionalParts: Record<Exclude<Part, 'rest'>, { file: string; run: (module: Record<string, unknown>) => Promise<string> }> = {
   webhooks: { file: 'webhooks.ts', run: (module) => (module.runWebhookBench as () => Promise<string>)() },
   ingest: { file: 'ingest.ts', run: (module) => (module.runIngestBench as () => Promise<string>)() },
   client: { file: 'client.ts', run: (module) => (module.runClientBench as () => Promise<string>)() },
+  graphql: { file: 'graphql.ts', run: (module) => (module.runGraphqlBench as () => Promise<string>)() },
 };
 
 function parse(argv: string[]) {

@@ -4,6 +4,8 @@ import { Pool } from 'undici';
 export interface LoadTarget {
   url: string;
   headers?: Record<string, string>;
+  /** A POST with this body (autocannon only); a GET when omitted. */
+  body?: string;
 }
 
 export interface LoadResult {
@@ -38,6 +40,7 @@ export async function autocannonLoad(target: LoadTarget, connections: number, du
     const options: autocannon.Options = {
       url: target.url,
       headers: target.headers,
+      ...(target.body === undefined ? {} : { method: 'POST' as const, body: target.body }),
       connections,
       duration: durationSeconds,
       timeout: 10,

@@ -5,12 +5,14 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Db } from './db/connect.js';
 import { databaseAnswers } from './db/readiness.js';
 import { databaseRetryAfterSeconds } from './db/unavailable.js';
+import { CommittedEvents } from './events/committed.js';
+import { graphqlApi } from './graphql/plugin.js';
 import { GrantCache } from './modules/api-keys/grant-cache.js';
 import { LastUsedRecorder } from './modules/api-keys/last-used.js';
 import { apiRoutes } from './modules/api-routes.js';
 import { openapiOptions } from './openapi/document.js';
 import { sharedSchemas } from './openapi/shared-schemas.js';
-import { requireApiKey } from './platform/auth.js';
+import { type AuthOptions, requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
 import { answerClientError } from './platform/client-errors.js';
@@ -42,6 +44,8 @@ export interface App {
   http: FastifyInstance;
   services: Services;
   grants: GrantCache;
+  /** The committed events this process hears (API processes only): what GraphQL subscriptions are fed. */
+  events: CommittedEvents | undefined;
   /** Stops taking requests, lets in-flight ones finish, then writes what is still buffered. */
   close(): Promise<void>;
 }
@@ -102,7 +106,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       .send({ status: 'unavailable', error: 'The database is not reachable.' });
   });
 
-  // A worker process serves only the health checks: the REST API is the api role's.
+  // REST and GraphQL admit callers through the same function with the same options: one counter.
+  const auth: AuthOptions = {
+    lookupGrant: (hash) => grants.lookup(hash),
+    touchKey: (keyId, at) => lastUsed.touch(keyId, at),
+    countRequest: (orgId, at) => services.usage.meter.countRequest(orgId, at),
+    limiter: deps.limiter,
+    clock,
+  };
+  let committedEvents: CommittedEvents | undefined;
+
+  // A worker process serves only the health checks: the REST and GraphQL APIs are the api role's.
   if (config.role !== 'worker') {
     for (const schema of sharedSchemas) http.addSchema(schema);
     await http.register(swagger, openapiOptions());
@@ -112,13 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       async (v1) => {
         v1.get('/openapi.json', { schema: { hide: true } }, async () => http.swagger());
         await v1.register(async (authenticated) => {
-          requireApiKey(authenticated, {
-            lookupGrant: (hash) => grants.lookup(hash),
-            touchKey: (keyId, at) => lastUsed.touch(keyId, at),
-            countRequest: (orgId, at) => services.usage.meter.countRequest(orgId, at),
-            limiter: deps.limiter,
-            clock,
-          });
+          requireApiKey(authenticated, auth);
           idempotentPosts(authenticated, { db, clock });
           installNotFoundHandler(authenticated);
           await authenticated.register(apiRoutes, { services });
@@ -126,15 +134,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       },
       { prefix: '/api/v1' },
     );
+    committedEvents = await CommittedEvents.listen(db, (error) => http.log.error({ err: error }, 'committed event not delivered'));
+    await http.register(graphqlApi, { services, auth, events: committedEvents });
   }
 
   return {
     http,
     services,
     grants,
+    events: committedEvents,
     async close() {
       closing = true;
       await http.close();
+      await committedEvents?.close();
       await lastUsed.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record key use'));
       await services.usage.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record usage'));
     },

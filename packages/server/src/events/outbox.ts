@@ -2,6 +2,7 @@ import type { Queryable } from '../db/connect.js';
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/ids.js';
 import { fanOutEvent } from '../webhooks/fan-out.js';
+import { announceOnCommit } from './committed.js';
 import type { EventData, EventName } from './catalog.js';
 
 export interface RecordedEvent<E extends EventName = EventName> {
@@ -34,5 +35,7 @@ export async function recordEvent<E extends EventName>(
     at,
   ]);
   await fanOutEvent(tx, { id, orgId, event, at });
-  return { id, orgId, event, timestamp: at.toISOString(), data };
+  const recorded = { id, orgId, event, timestamp: at.toISOString(), data };
+  await announceOnCommit(tx, recorded);
+  return recorded;
 }

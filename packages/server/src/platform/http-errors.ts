@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { databaseRetryAfterSeconds, DatabaseUnavailable } from '../db/unavailable.js';
 import { ApiError } from './errors.js';
-import { fieldProblems } from './validation.js';
+import { invalidInput } from './validation.js';
 
 export interface ErrorBody {
   error: string;
@@ -22,19 +22,17 @@ const unsupportedMediaType = (request: FastifyRequest): ApiError => {
   return new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send the body as ${accepts.join(' or ')}.`);
 };
 
-function invalidInput(error: FastifyError): ApiError {
+function validationFailure(error: FastifyError): ApiError {
   const part = error.validationContext ?? 'body';
   // A path id that fails its schema (too long, a NUL character) names nothing that can exist.
   if (part === 'params') return new ApiError('NOT_FOUND', 'No such resource: the id in the path cannot exist.');
-  const { problems, more } = fieldProblems(error.validation as Parameters<typeof fieldProblems>[0], part);
-  const summary = problems.map((problem) => `${problem.field} ${problem.message}`).join('; ') + (more ? `; and ${more} more` : '');
-  return new ApiError('VALIDATION_ERROR', `The ${part === 'querystring' ? 'query' : part} is invalid: ${summary}.`, problems);
+  return invalidInput(error.validation as Parameters<typeof invalidInput>[0], part === 'querystring' ? 'query' : part);
 }
 
 /** Fastify's own failures, translated into the API's codes. */
-function translate(error: FastifyError, request: FastifyRequest): ApiError {
+export function translate(error: FastifyError, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
-  if (error.validation) return invalidInput(error);
+  if (error.validation) return validationFailure(error);
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

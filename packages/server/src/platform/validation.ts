@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { type FieldProblem, invalid } from './errors.js';
+import type { TSchema } from '@sinclair/typebox';
+import { ApiError, type FieldProblem, invalid } from './errors.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -147,12 +148,34 @@ export function fieldProblems(errors: ErrorObject[], part: string): { problems: 
 
 const compiledValueChecks = new WeakMap<object, ValidateFunction>();
 
+function compiledCheck(schema: object): ValidateFunction {
+  let validate = compiledValueChecks.get(schema);
+  if (!validate) compiledValueChecks.set(schema, (validate = bodyAjv.compile(schema)));
+  return validate;
+}
+
 /**
  * A value that did not come through a route (the CLI, the admin socket) checked by the route's
  * own schema: 422 naming `field` as the API would.
  */
 export function checkValue(schema: object, value: unknown, field: string): void {
-  let validate = compiledValueChecks.get(schema);
-  if (!validate) compiledValueChecks.set(schema, (validate = bodyAjv.compile(schema)));
+  const validate = compiledCheck(schema);
   if (!validate(value)) throw invalid(field, messageOf(validate.errors![0]));
+}
+
+/** VALIDATION_ERROR naming each field's problem (the first few), for the input `part` ("body", "query", "input"…). */
+export function invalidInput(errors: ErrorObject[], part: string): ApiError {
+  const { problems, more } = fieldProblems(errors, part);
+  const summary = problems.map((problem) => `${problem.field} ${problem.message}`).join('; ') + (more ? `; and ${more} more` : '');
+  return new ApiError('VALIDATION_ERROR', `The ${part} is invalid: ${summary}.`, problems);
+}
+
+/**
+ * Checks a value against a route's body schema outside HTTP (GraphQL arguments), so both APIs
+ * refuse the same input with the same per-field details.
+ */
+export function validateInput<T>(schema: TSchema, value: unknown, part: string): T {
+  const check = compiledCheck(schema);
+  if (!check(value)) throw invalidInput(check.errors ?? [], part);
+  return value as T;
 }

@@ -8,7 +8,7 @@ import { findProject } from '../projects/store.js';
 import { findUser } from '../users/store.js';
 import { type AlertMove, canMove } from './lifecycle.js';
 import type { Alert, AlertFilters, CreateAlert, UpdateAlert } from './schema.js';
-import { type AlertChanges, deleteAlert, findAlert, insertAlert, listAlerts, updateAlert } from './store.js';
+import { type AlertChanges, deleteAlert, findAlert, insertAlert, listAlerts, listAlertsOfProjects, updateAlert } from './store.js';
 
 export class AlertService {
   constructor(private readonly ctx: ServiceContext) {}
@@ -16,6 +16,20 @@ export class AlertService {
   async list(orgId: string, filters: AlertFilters, page: PageQuery): Promise<Page<Alert>> {
     const window = pageWindow(page, orgId, this.ctx.config.secretKey);
     return toPage(await listAlerts(this.ctx.db, orgId, filters, window), window);
+  }
+
+  /** The first page of each project's alerts at once (GraphQL's batched loads), keyed by project id. */
+  async listOfProjects(
+    orgId: string,
+    projectIds: readonly string[],
+    filters: Omit<AlertFilters, 'projectId'>,
+    page: PageQuery,
+  ): Promise<Map<string, Alert[]>> {
+    const byProject = new Map<string, Alert[]>(projectIds.map((id) => [id, []]));
+    for (const alert of await listAlertsOfProjects(this.ctx.db, orgId, projectIds, filters, pageWindow(page))) {
+      byProject.get(alert.projectId)?.push(alert);
+    }
+    return byProject;
   }
 
   async get(orgId: string, id: string): Promise<Alert> {

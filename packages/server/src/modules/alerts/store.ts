@@ -71,6 +71,31 @@ export async function listAlerts(db: Queryable, orgId: string, filters: AlertFil
   return (await selectPage<AlertRow>(db, { from: 'alerts', orgId, where, window })).map(toAlert);
 }
 
+/**
+ * The newest `window.limit` alerts of each project in `projectIds` (older than `window.beforeId`),
+ * in one statement: a rank within each project instead of one query per project.
+ */
+export async function listAlertsOfProjects(
+  db: Queryable,
+  orgId: string,
+  projectIds: readonly string[],
+  filters: Omit<AlertFilters, 'projectId'>,
+  window: PageWindow,
+): Promise<Alert[]> {
+  const rows = await db.query<AlertRow>(
+    `SELECT * FROM (
+       SELECT alerts.*, row_number() OVER (PARTITION BY project_id ORDER BY id DESC) AS rank
+       FROM alerts
+       WHERE org_id = $1 AND project_id = ANY ($2::text[])
+         AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR severity = $4) AND ($5::text IS NULL OR id < $5)
+     ) ranked
+     WHERE rank <= $6
+     ORDER BY id DESC`,
+    [orgId, projectIds, filters.status ?? null, filters.severity ?? null, window.beforeId ?? null, window.limit],
+  );
+  return rows.map(toAlert);
+}
+
 export interface AlertChanges {
   title?: string;
   description?: string | null;

@@ -6,7 +6,7 @@ import { newId } from '../../platform/ids.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
 import { dropProjectSchema } from '../datasets/store.js';
 import type { CreateProject, Project, UpdateProject } from './schema.js';
-import { deleteProject, findProject, insertProject, listProjects, updateProject } from './store.js';
+import { deleteProject, findProject, findProjects, insertProject, listProjects, updateProject } from './store.js';
 
 export class ProjectService {
   constructor(private readonly ctx: ServiceContext) {}
@@ -18,6 +18,11 @@ export class ProjectService {
 
   async get(orgId: string, id: string): Promise<Project> {
     return found(await findProject(this.ctx.db, orgId, id), 'project');
+  }
+
+  /** Many at once (GraphQL's batched loads); missing or foreign ids are left out. */
+  getMany(orgId: string, ids: readonly string[]): Promise<Project[]> {
+    return findProjects(this.ctx.db, orgId, ids);
   }
 
   async create(orgId: string, input: CreateProject): Promise<Project> {

@@ -40,6 +40,12 @@ export async function findProject(db: Queryable, orgId: string, id: string, lock
   return row ? toProject(row) : undefined;
 }
 
+/** The organization's projects among `ids`; another organization's ids are simply absent. */
+export async function findProjects(db: Queryable, orgId: string, ids: readonly string[]): Promise<Project[]> {
+  const rows = await db.query<ProjectRow>('SELECT * FROM projects WHERE org_id = $1 AND id = ANY ($2::text[])', [orgId, ids]);
+  return rows.map(toProject);
+}
+
 export async function listProjects(db: Queryable, orgId: string, window: PageWindow): Promise<Project[]> {
   return (await selectPage<ProjectRow>(db, { from: 'projects', orgId, window })).map(toProject);
 }

@@ -6,7 +6,7 @@ import { newId } from '../../platform/ids.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
 import { checkValue } from '../../platform/validation.js';
 import { Email, type InviteUser, type Role, type UpdateUser, type User, type UserFilters } from './schema.js';
-import { countActiveAdmins, findUser, insertUser, listUsers, lockAdminChanges, updateUser } from './store.js';
+import { countActiveAdmins, findUser, findUsers, insertUser, listUsers, lockAdminChanges, updateUser } from './store.js';
 
 export class UserService {
   constructor(private readonly ctx: ServiceContext) {}
@@ -18,6 +18,11 @@ export class UserService {
 
   async get(orgId: string, id: string): Promise<User> {
     return found(await findUser(this.ctx.db, orgId, id), 'user');
+  }
+
+  /** Many at once (GraphQL's batched loads); missing or foreign ids are left out. */
+  getMany(orgId: string, ids: readonly string[]): Promise<User[]> {
+    return findUsers(this.ctx.db, orgId, ids);
   }
 
   async invite(orgId: string, input: InviteUser): Promise<User> {

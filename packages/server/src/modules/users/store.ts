@@ -55,6 +55,12 @@ export async function findUser(db: Queryable, orgId: string, id: string, forUpda
   return row ? toUser(row) : undefined;
 }
 
+/** The organization's users among `ids`; another organization's ids are simply absent. */
+export async function findUsers(db: Queryable, orgId: string, ids: readonly string[]): Promise<User[]> {
+  const rows = await db.query<UserRow>('SELECT * FROM users WHERE org_id = $1 AND id = ANY ($2::text[])', [orgId, ids]);
+  return rows.map(toUser);
+}
+
 export async function listUsers(db: Queryable, orgId: string, filters: UserFilters, window: PageWindow): Promise<User[]> {
   const where = { status: filters.status, role: filters.role };
   const rows = await selectPage<UserRow>(db, { from: 'users', orgId, where, window });

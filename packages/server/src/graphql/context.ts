@@ -1,0 +1,17 @@
+import type { Caller } from '../platform/auth.js';
+import type { Services } from '../services.js';
+import { Loaders } from './loaders.js';
+
+/** What every resolver sees: who is calling, the services, and this operation's batch loaders. */
+export interface GraphqlContext {
+  caller: Caller;
+  services: Services;
+  loaders: Loaders;
+}
+
+/** `live`: a subscription's context, which must not keep what it loaded for one event for the next. */
+export const graphqlContext = (services: Services, caller: Caller, live = false): GraphqlContext => ({
+  caller,
+  services,
+  loaders: new Loaders(services, caller.orgId, { cache: !live }),
+});

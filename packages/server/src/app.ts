@@ -6,6 +6,7 @@ import type { Db } from './db/connect.js';
 import { GrantCache } from './modules/api-keys/grant-cache.js';
 import { LastUsedRecorder } from './modules/api-keys/last-used.js';
 import { apiRoutes } from './modules/api-routes.js';
+import { embedPublicRoutes } from './modules/embed/public-routes.js';
 import { requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
@@ -107,6 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       },
       { prefix: '/api/v1' },
     );
+    await http.register(embedPublicRoutes, { prefix: '/embed', embed: services.embed });
   }
 
   return {

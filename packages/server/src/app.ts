@@ -12,7 +12,7 @@ import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
 import { answerUnroutable, installErrorHandler, installNotFoundHandler } from './platform/http-errors.js';
 import { newId } from './platform/ids.js';
-import { loggerOptions } from './platform/logger.js';
+import { loggedUrl, loggerOptions } from './platform/logger.js';
 import type { RateLimiter } from './platform/rate-limit.js';
 import { schemaCompiler } from './platform/validation.js';
 import { createServices, type Services } from './services.js';
@@ -62,7 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   http.addHook('onResponse', (request, reply, done) => {
     request.log.info(
-      { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      { method: request.method, url: loggedUrl(request.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
     done();

@@ -78,3 +78,10 @@ export async function seedDashboard(t: TestApp, org: TestOrg, name = 'Shop'): Pr
   if (created.status !== 201) throw new Error(`dashboard not created: ${JSON.stringify(created.body)}`);
   return { projectId: project.id, datasetId, dashboard: created.body.data };
 }
+
+/** POST /embed/tokens for the seeded dashboard unless the body names another. */
+export async function mintToken(t: TestApp, org: TestOrg, dashboardId: string, body: Record<string, unknown> = {}): Promise<CreatedEmbedToken> {
+  const response = await t.request<One<CreatedEmbedToken>>('POST', 'embed/tokens', { apiKey: org.apiKey, body: { dashboardId, ...body } });
+  if (response.status !== 201) throw new Error(`embed token not created: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.data;
+}

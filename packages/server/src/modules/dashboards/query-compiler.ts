@@ -131,7 +131,8 @@ export function compileStructured(query: StructuredQuery, kind: WidgetKind, sour
     columns = query.columns ?? (kind === 'alerts' ? alertListColumns : [...source.columns.keys()]);
     select = columns.map((name, index) => `${quote(column(name, `columns[${index}]`).sql)} AS ${quote(name)}`);
     outputs = new Map([...source.columns.keys()].map((name) => [name, quote(source.columns.get(name)?.sql ?? name)]));
-    if (source.columns.has('createdAt')) order = { column: 'createdAt', direction: 'desc' };
+    // Alert ids are time-sortable and unique: newest first, with no ties between alerts of the same millisecond.
+    if (source === alertsSource) order = { column: 'id', direction: 'desc' };
   }
 
   if (query.orderBy) {

@@ -21,7 +21,7 @@ describe.each(databaseKinds)('dashboards on %s', (kind) => {
     other = await t.createOrg('enterprise', { name: 'Other' });
     seeded = await seedDashboard(t, org);
     projectIds.push(seeded.projectId);
-  });
+  }, 300_000);
   afterAll(() => ai.stop(projectIds));
 
   const data = async (id: string, apiKey = org.apiKey) => t.request<One<{ dashboardId: string; refreshedAt: string; widgets: WidgetResult[] }>>('GET', `dashboards/${id}/data`, { apiKey });

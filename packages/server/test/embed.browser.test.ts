@@ -9,7 +9,7 @@ import { ManualClock, startTestApp, type TestApp, type TestOrg } from './support
 import { launchBrowser, seriousAccessibilityViolations, type TestBrowser } from './support/browser.js';
 import { mintToken, seedDashboard, type SeededDashboard } from './support/dashboards.js';
 import { docsExample, embedSnippet, filledIn } from './support/docs-examples.js';
-import type { One } from './support/resources.js';
+import { createAlert, type One } from './support/resources.js';
 
 const docsDir = fileURLToPath(new URL('../../../docs/', import.meta.url));
 
@@ -43,12 +43,13 @@ describe('the embed component in Chromium, on a page of another origin', () => {
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
     hostUrl = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
     browser = await launchBrowser();
-  });
+    // A whole app, a seeded project and a browser: on a loaded 2-core machine this takes minutes, not seconds.
+  }, 300_000);
   afterAll(async () => {
-    await browser.close();
-    await new Promise((resolve) => host.close(resolve));
-    await dropProjectData(t, [seeded.projectId]);
-    await t.close();
+    await browser?.close();
+    if (host) await new Promise((resolve) => host.close(resolve));
+    if (seeded) await dropProjectData(t, [seeded.projectId]);
+    await t?.close();
   });
 
   const mint = (body: Record<string, unknown> = {}) => mintToken(t, org, seeded.dashboard.id, body);
@@ -123,6 +124,15 @@ describe('the embed component in Chromium, on a page of another origin', () => {
     const cellBorder = await page.locator('vigil-dashboard figure[data-kind="table"] td').first().evaluate((cell) => getComputedStyle(cell).borderBottomStyle);
     expect(cellBorder).toBe('solid');
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+    const columns = () =>
+      page.locator('vigil-dashboard').evaluate((element) => {
+        const grid = element.shadowRoot?.querySelector('.grid') as HTMLElement;
+        return getComputedStyle(grid).gridTemplateColumns.split(' ').length;
+      });
+    expect(await columns()).toBe(3);
+    await page.setViewportSize({ width: 420, height: 1000 });
+    await expect.poll(columns, { timeout: 30_000 }).toBe(1);
   });
 
   it('switches to the dark theme on the attribute, changing the computed colours', async () => {
@@ -140,7 +150,7 @@ describe('the embed component in Chromium, on a page of another origin', () => {
     if (process.env.VIGIL_UPDATE_SCREENSHOTS) await page.locator('vigil-dashboard').screenshot({ path: path.join(docsDir, 'dashboard-light.png') });
 
     await page.locator('vigil-dashboard').evaluate((element) => element.setAttribute('theme', 'dark'));
-    await expect.poll(colours).toEqual({ background: 'rgb(17, 24, 39)', text: 'rgb(249, 250, 251)', card: 'rgb(31, 41, 55)' });
+    await expect.poll(colours, { timeout: 30_000 }).toEqual({ background: 'rgb(17, 24, 39)', text: 'rgb(249, 250, 251)', card: 'rgb(31, 41, 55)' });
     expect(await shown(page)).toEqual(expectedWidgets);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     if (process.env.VIGIL_UPDATE_SCREENSHOTS) await page.locator('vigil-dashboard').screenshot({ path: path.join(docsDir, 'dashboard-dark.png') });
@@ -181,6 +191,13 @@ describe('the embed component in Chromium, on a page of another origin', () => {
       expect(embedReads.length, name).toBeGreaterThan(0);
       expect(embedReads.every((status) => status === 401 || status === 403), name).toBe(true);
     }
+
+    const valid = await mint();
+    const { page } = await hostPage('error-network', tagSnippet(valid.token).replace('<vigil-dashboard ', '<vigil-dashboard base-url="http://127.0.0.1:9" '));
+    const alert = page.locator('vigil-dashboard [role="alert"]');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/could not be reached \(network error\)/);
+    expect((await events(page))[0]).toMatchObject({ type: 'error', detail: { code: 'NETWORK_ERROR', status: null } });
   });
 
   it('reloads when its attributes change, and no request of any page left loopback', async () => {
@@ -196,7 +213,13 @@ describe('the embed component in Chromium, on a page of another origin', () => {
       element.setAttribute('token', attributes.token);
       element.setAttribute('dashboard', attributes.dashboard);
     }, { token: next.token, dashboard: scratch.body.data.id });
-    await expect.poll(() => shown(page)).toEqual({ 'All alerts': '6' });
+    await expect.poll(() => shown(page), { timeout: 30_000 }).toEqual({ 'All alerts': '6' });
+
+    // Live: with refresh="5" a new alert appears without anything else happening on the page.
+    await page.locator('vigil-dashboard').evaluate((element) => element.setAttribute('refresh', '5'));
+    await createAlert(t, org, { title: 'New one', severity: 'info', projectId: seeded.projectId });
+    await expect.poll(() => shown(page), { timeout: 30_000, interval: 500 }).toEqual({ 'All alerts': '7' });
+    expect((await events(page)).filter((event) => event.type === 'load').length).toBeGreaterThanOrEqual(3);
     expect(browser.offLoopbackRequests()).toEqual([]);
   });
 });

@@ -44,12 +44,13 @@ describe.each(databaseKinds)('embed tokens and the embed API on %s', (kind) => {
     const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
     const app = await buildApp({ config: testConfig(), db: t.database.db, clock, limiter, logStream: quiet });
     second = { app, limiter, baseUrl: await app.http.listen({ port: 0, host: '127.0.0.1' }) };
-  });
+    // Two apps and a seeded project: minutes, not seconds, on a loaded 2-core machine.
+  }, 300_000);
   afterAll(async () => {
-    await second.app.close();
-    await second.limiter.close();
-    await dropProjectData(t, [seeded.projectId]);
-    await t.close();
+    await second?.app.close();
+    await second?.limiter.close();
+    if (seeded) await dropProjectData(t, [seeded.projectId]);
+    await t?.close();
   });
 
   const mint = (body: Record<string, unknown> = {}) => mintToken(t, org, seeded.dashboard.id, body);

@@ -73,8 +73,8 @@ describe.each(databaseKinds)('dashboards on %s', (kind) => {
       expect(response.body.code).toBe('NOT_FOUND');
     }
     const theirs = await t.request<ErrorBody>('POST', 'dashboards', { apiKey: other.apiKey, body: { projectId: seeded.projectId, name: 'Spy' } });
-    expect(theirs.status).toBe(422);
-    expect(theirs.body.details?.[0].field).toBe('projectId');
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.code).toBe('NOT_FOUND');
 
     const scratch = await t.request<One<Dashboard>>('POST', 'dashboards', { apiKey: org.apiKey, body: { projectId: seeded.projectId, name: 'Scratch' } });
     expect(scratch.body.data.widgets).toEqual([]);

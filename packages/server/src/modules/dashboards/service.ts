@@ -29,8 +29,8 @@ export class DashboardService {
   }
 
   async create(orgId: string, input: CreateDashboard): Promise<Dashboard> {
-    const project = await findProject(this.ctx.db, orgId, input.projectId);
-    if (!project) throw invalid('projectId', 'names no project of this organization');
+    // As for alerts: a project of another organization is simply not found.
+    const project = found(await findProject(this.ctx.db, orgId, input.projectId), 'project');
     const widgets = await this.checkedWidgets(orgId, project.id, input.widgets ?? [], 'widgets');
     const at = this.ctx.clock.now();
     return insertDashboard(

@@ -39,8 +39,7 @@ export class EmbedService {
   }
 
   async createToken(orgId: string, input: CreateEmbedToken): Promise<CreatedEmbedToken> {
-    const dashboard = await findDashboard(this.ctx.db, orgId, input.dashboardId);
-    if (!dashboard) throw invalid('dashboardId', 'names no dashboard of this organization');
+    const dashboard = found(await findDashboard(this.ctx.db, orgId, input.dashboardId), 'dashboard');
     const at = this.ctx.clock.now();
     const expiresAt = new Date(at.getTime() + (input.expiresInSeconds ?? embedTokenLifetime.defaultSeconds) * 1000);
     // JWT times are whole seconds: the stored expiry is the one the token carries.

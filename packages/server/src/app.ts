@@ -12,6 +12,7 @@ import { LastUsedRecorder } from './modules/api-keys/last-used.js';
 import { apiRoutes } from './modules/api-routes.js';
 import { openapiOptions } from './openapi/document.js';
 import { sharedSchemas } from './openapi/shared-schemas.js';
+import { embedPublicRoutes } from './modules/embed/public-routes.js';
 import { type AuthOptions, requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
@@ -23,7 +24,7 @@ import { idempotentPosts } from './platform/idempotency.js';
 import { newId } from './platform/ids.js';
 import { installJsonBodyParser } from './platform/json-body.js';
 import { metricsRoute } from './platform/metrics-route.js';
-import { loggerOptions } from './platform/logger.js';
+import { loggedUrl, loggerOptions } from './platform/logger.js';
 import type { RateLimiter } from './platform/rate-limit.js';
 import { schemaCompiler } from './platform/validation.js';
 import { createServices, type Services } from './services.js';
@@ -90,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   http.addHook('onResponse', (request, reply, done) => {
     countResponse(request, reply);
     request.log.info(
-      { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      { method: request.method, url: loggedUrl(request.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
     done();
@@ -136,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     );
     committedEvents = await CommittedEvents.listen(db, (error) => http.log.error({ err: error }, 'committed event not delivered'));
     await http.register(graphqlApi, { services, auth, events: committedEvents });
+    await http.register(embedPublicRoutes, { prefix: '/embed', embed: services.embed });
   }
 
   return {

@@ -3,7 +3,9 @@ import { ApiKeyService } from './modules/api-keys/service.js';
 import { ChatService } from './modules/chat/service.js';
 import { ImportService } from './modules/connections/imports.js';
 import { ConnectionService } from './modules/connections/service.js';
+import { DashboardService } from './modules/dashboards/service.js';
 import { DatasetService } from './modules/datasets/service.js';
+import { EmbedService } from './modules/embed/service.js';
 import { ExportService } from './modules/exports/service.js';
 import { HistoryService } from './modules/history/service.js';
 import { OrganizationService } from './modules/organizations/service.js';
@@ -19,6 +21,8 @@ export function createServices(ctx: ServiceContext) {
   const usage = new UsageService(ctx);
   const datasets = new DatasetService(ctx);
   const connections = new ConnectionService(ctx);
+  const chat = new ChatService(ctx, usage);
+  const dashboards = new DashboardService(ctx, chat.readers);
   return {
     organizations: new OrganizationService(ctx),
     apiKeys: new ApiKeyService(ctx),
@@ -29,11 +33,13 @@ export function createServices(ctx: ServiceContext) {
     deliveries: new DeliveryService(ctx),
     usage,
     history: new HistoryService(ctx),
-    chat: new ChatService(ctx, usage),
+    chat,
     datasets,
     connections,
     imports: new ImportService(ctx, connections, datasets),
     exports: new ExportService(ctx),
+    dashboards,
+    embed: new EmbedService(ctx, dashboards),
   };
 }
 

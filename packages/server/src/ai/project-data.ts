@@ -39,7 +39,7 @@ const alertColumns: ColumnDescription[] = [
   { name: 'resolved_at', type: 'timestamptz' },
 ];
 
-interface DatasetRow {
+export interface DatasetRow {
   id: string;
   name: string;
   table_name: string;
@@ -64,6 +64,13 @@ const shorten = (row: ResultRow): ResultRow =>
     ]),
   );
 
+/** The project's ready datasets, granted to its read-only role: what SQL run for the project may read besides its alerts. */
+export async function grantReadableDatasets(db: Queryable, readers: ProjectReaders, orgId: string, projectId: string): Promise<DatasetRow[]> {
+  const datasets = await readyDatasets(db, orgId, projectId);
+  await readers.ensure(orgId, projectId, datasets.map((dataset) => ({ id: dataset.id, table: dataset.table_name })));
+  return datasets;
+}
+
 /**
  * What the model is told about a project: its alerts view and its ready datasets, each with
  * columns, types and a few sample rows read as the project's role (so nothing is shown that the
@@ -75,8 +82,7 @@ export async function describeProject(
   orgId: string,
   projectId: string,
 ): Promise<TableDescription[]> {
-  const datasets = await readyDatasets(db, orgId, projectId);
-  await readers.ensure(orgId, projectId, datasets.map((dataset) => ({ id: dataset.id, table: dataset.table_name })));
+  const datasets = await grantReadableDatasets(db, readers, orgId, projectId);
   return readers.read(projectId, 5_000, async (tx) => {
     const samples = async (table: string) =>
       (await readCapped(tx, `SELECT * FROM ${pg.escapeIdentifier(table)}`, sampleRows)).rows.map(shorten);

@@ -3,7 +3,9 @@ import type { Services } from '../services.js';
 import { alertRoutes } from './alerts/routes.js';
 import { chatRoutes } from './chat/routes.js';
 import { connectionRoutes } from './connections/routes.js';
+import { dashboardRoutes } from './dashboards/routes.js';
 import { datasetRoutes } from './datasets/routes.js';
+import { embedRoutes } from './embed/routes.js';
 import { exportRoutes } from './exports/routes.js';
 import { historyRoutes } from './history/routes.js';
 import { projectRoutes } from './projects/routes.js';
@@ -23,4 +25,6 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
   await app.register(datasetRoutes, { datasets: services.datasets });
   await app.register(connectionRoutes, { connections: services.connections, imports: services.imports });
   await app.register(exportRoutes, { exports: services.exports });
+  await app.register(dashboardRoutes, { dashboards: services.dashboards });
+  await app.register(embedRoutes, { embed: services.embed });
 };

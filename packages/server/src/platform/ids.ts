@@ -15,6 +15,8 @@ export const idPrefixes = {
   export: 'exp',
   dataset: 'ds',
   dashboard: 'dash',
+  widget: 'wgt',
+  embedToken: 'emb',
   request: 'req',
 } as const;
 

@@ -21,3 +21,6 @@ export function loggerOptions(level: string, stream?: NodeJS.WritableStream): Fa
     ...(stream ? { stream } : {}),
   };
 }
+
+/** A request URL as logged: the embed iframe page carries its token in the query (`?token=…`), which never reaches the logs. */
+export const loggedUrl = (url: string): string => (url.includes('token=') ? url.replace(/([?&]token=)[^&#]*/g, '$1[redacted]') : url);

@@ -59,3 +59,13 @@ export const NullableTimestamp = NullableString({ format: 'date-time' });
 
 /** An optional input text that may also be sent as null to clear it. */
 export const OptionalText = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()]));
+
+/**
+ * The OpenAPI naming every operation carries (operationId = client method + resource, a summary,
+ * and the client method path the client libraries' coverage tests read).
+ */
+export const operation = (operationId: string, clientMethod: string, summary: string) => ({
+  operationId,
+  summary,
+  'x-vigil-client-method': clientMethod,
+});

@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+
+const docsPath = new URL('../../../../docs/dashboards.md', import.meta.url);
+
+/** The fenced block that follows `<!-- example: name -->` in docs/dashboards.md, so the tests run what the docs show. */
+export function docsExample(name: string): string {
+  const text = readFileSync(docsPath, 'utf8');
+  const match = new RegExp(`<!-- example: ${name} -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``).exec(text);
+  if (!match) throw new Error(`docs/dashboards.md has no example "${name}"`);
+  return match[1];
+}
+
+export interface Placeholders {
+  siteUrl: string;
+  token?: string;
+  dashboardId?: string;
+  projectId?: string;
+  datasetId?: string;
+  theme?: string;
+  embedUrl?: string;
+}
+
+/** Puts real values where the docs write https://vigil.example.com, EMBED_TOKEN, DASHBOARD_ID, … */
+export function filledIn(example: string, values: Placeholders): string {
+  let text = example.replaceAll('https://vigil.example.com', values.siteUrl);
+  const pairs: [string, string | undefined][] = [
+    ['EMBED_URL', values.embedUrl],
+    ['EMBED_TOKEN', values.token],
+    ['DASHBOARD_ID', values.dashboardId],
+    ['PROJECT_ID', values.projectId],
+    ['DATASET_ID', values.datasetId],
+  ];
+  for (const [placeholder, value] of pairs) if (value !== undefined) text = text.replaceAll(placeholder, value);
+  if (values.theme) text = text.replace(/theme="(light|dark)"/, `theme="${values.theme}"`);
+  return text;
+}
+
+/** The docs' one-tag embed with real values. */
+export const embedSnippet = (values: Placeholders & { token: string; dashboardId: string }) => filledIn(docsExample('one-tag'), values);

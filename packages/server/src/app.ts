@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -5,7 +6,10 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Db } from './db/connect.js';
 import { GrantCache } from './modules/api-keys/grant-cache.js';
 import { LastUsedRecorder } from './modules/api-keys/last-used.js';
+import { serveConsole } from './console/serve.js';
 import { apiRoutes } from './modules/api-routes.js';
+import { currentSessionRoutes, publicSessionRoutes, sessionCookie, sessionCookieName } from './modules/sessions/routes.js';
+import { enforceAccessPolicy } from './platform/access-policy.js';
 import { requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
@@ -52,7 +56,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Bodies are JSON: without this, text/plain (what fetch sends for a bare string) reaches validation as a string.
   http.removeContentTypeParser('text/plain');
   installErrorHandler(http);
-  installNotFoundHandler(http);
+  // The api role serves the console too, whose pages answer the paths no route has.
+  if (config.role === 'worker') installNotFoundHandler(http);
+  else await serveConsole(http);
 
   // Callback-style hooks: an async hook costs a promise and a microtask on every request.
   http.addHook('onRequest', (request, reply, done) => {
@@ -89,10 +95,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       },
     });
     await http.register(swaggerUi, { routePrefix: '/docs' });
+    await http.register(cookie);
+    const consoleSession = { sessions: services.sessions, siteUrl: config.siteUrl };
 
     await http.register(
       async (v1) => {
         v1.get('/openapi.json', { schema: { hide: true } }, async () => http.swagger());
+        await v1.register(publicSessionRoutes, consoleSession);
         await v1.register(async (authenticated) => {
           requireApiKey(authenticated, {
             lookupGrant: (hash) => grants.lookup(hash),
@@ -100,9 +109,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
             countRequest: (orgId, at) => services.usage.meter.countRequest(orgId, at),
             limiter: deps.limiter,
             clock,
+            sessions: {
+              cookieName: sessionCookieName,
+              present: (token) => services.sessions.present(token),
+              csrfMatches: (token, presented) => services.sessions.csrfMatches(token, presented),
+              renewCookie: (reply, token) => sessionCookie(config.siteUrl).set(reply, token),
+            },
           });
+          enforceAccessPolicy(authenticated, '/api/v1');
           installNotFoundHandler(authenticated);
-          await authenticated.register(apiRoutes, { services });
+          await authenticated.register(apiRoutes, { services, keyRevoked: () => grants.forget() });
+          await authenticated.register(currentSessionRoutes, consoleSession);
         });
       },
       { prefix: '/api/v1' },

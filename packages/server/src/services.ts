@@ -8,6 +8,7 @@ import { ExportService } from './modules/exports/service.js';
 import { HistoryService } from './modules/history/service.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { ProjectService } from './modules/projects/service.js';
+import { SessionService } from './modules/sessions/service.js';
 import { UsageService } from './modules/usage/service.js';
 import { UserService } from './modules/users/service.js';
 import { DeliveryService } from './modules/webhooks/delivery-service.js';
@@ -19,12 +20,14 @@ export function createServices(ctx: ServiceContext) {
   const usage = new UsageService(ctx);
   const datasets = new DatasetService(ctx);
   const connections = new ConnectionService(ctx);
+  const users = new UserService(ctx);
   return {
     organizations: new OrganizationService(ctx),
     apiKeys: new ApiKeyService(ctx),
     projects: new ProjectService(ctx),
     alerts: new AlertService(ctx),
-    users: new UserService(ctx),
+    users,
+    sessions: new SessionService(ctx, users),
     webhooks: new WebhookService(ctx),
     deliveries: new DeliveryService(ctx),
     usage,

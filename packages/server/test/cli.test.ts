@@ -114,6 +114,7 @@ describe.runIf(postgresUrl)('vigil against PostgreSQL', () => {
         apiKey: expect.stringMatching(apiKey),
         keyId: expect.stringMatching(keyId),
         adminUserId: expect.stringMatching(/^usr_/),
+        inviteUrl: expect.stringMatching(/^http:\/\/localhost:\d+\/welcome#token=[\w-]{43}$/),
       });
       const id = created.org.id;
 
@@ -148,7 +149,7 @@ describe.runIf(postgresUrl)('vigil against PostgreSQL', () => {
         expect(admin).toMatchObject({ email: 'ops@acme.test', role: 'admin' });
         const events = await db.query<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE org_id = $1 ORDER BY id', [id]);
         expect(events.map((event) => event.type)).toEqual([
-          'user.joined',
+          'user.invited',
           'billing.subscription_activated',
           'api_key.created',
           'api_key.created',

@@ -50,9 +50,12 @@ describe.each(databaseKinds)('users on %s', (kind) => {
       status: 'invited',
       createdAt: '2026-04-01T09:10:00.250Z',
       updatedAt: '2026-04-01T09:10:00.250Z',
+      inviteUrl: expect.stringMatching(/^http:\/\/localhost:\d+\/welcome#token=[\w-]{43}$/),
     });
-    const [event] = (await eventsOf(t, org.orgId, 'user.invited')).filter((e) => e.data.id === invited.body.data.id);
-    expect(event.data).toEqual(invited.body.data);
+    const { inviteUrl, ...user } = invited.body.data as User & { inviteUrl: string };
+    const [event] = (await eventsOf(t, org.orgId, 'user.invited')).filter((e) => e.data.id === user.id);
+    expect(event.data).toEqual(user);
+    expect(JSON.stringify(event.data)).not.toContain(inviteUrl);
 
     for (const email of ['Ana@Example.com', 'ana@example.com', 'founder@example.com']) {
       const duplicate = await call<ErrorBody>('POST', 'users', { email, role: 'member' });
@@ -147,7 +150,7 @@ describe.each(databaseKinds)('users on %s', (kind) => {
 
     const me = await call('GET', `users/${admin}`, undefined, solo.apiKey);
     expect(me.body.data).toMatchObject({ role: 'member', status: 'active' });
-    expect(await userEvents(solo.orgId, admin)).toEqual(['user.joined']);
+    expect(await userEvents(solo.orgId, admin)).toEqual(['user.invited', 'user.joined']);
   });
 
   it('keeps one active admin when two admins are deactivated at the same time', async () => {

@@ -16,6 +16,8 @@ export const idPrefixes = {
   dataset: 'ds',
   dashboard: 'dash',
   request: 'req',
+  session: 'ses',
+  passwordLink: 'pwl',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -12,6 +12,8 @@ import { findOrganization, insertOrganization, type Organization, updateOrganiza
 export interface CreatedOrganization {
   org: Organization;
   admin: User | null;
+  /** The founding admin's one-time link to set a password and join. */
+  inviteUrl: string | null;
   apiKey: string;
   keyId: string;
 }
@@ -32,10 +34,11 @@ export class OrganizationService {
     return this.ctx.db.transaction(async (tx) => {
       const at = this.ctx.clock.now();
       const org = await insertOrganization(tx, { id: newId('organization', at.getTime()), name: input.name, plan: input.plan, at });
-      const admin = input.adminEmail ? await this.users.addFounder(tx, org.id, input.adminEmail) : null;
+      const founder = input.adminEmail ? await this.users.inviteIn(tx, org.id, { email: input.adminEmail, role: 'admin' }) : null;
+      const admin = founder?.user ?? null;
       if (planRules[org.plan].paid) await this.billingEvent(tx, org, 'billing.subscription_activated', null, null);
       const created: CreatedApiKey = await this.keys.createIn(tx, org.id, { createdBy: admin?.id ?? null });
-      return { org, admin, apiKey: created.apiKey, keyId: created.key.id };
+      return { org, admin, inviteUrl: founder?.inviteUrl ?? null, apiKey: created.apiKey, keyId: created.key.id };
     });
   }
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { PageQuery, listOf, single } from '../../platform/pagination.js';
 import { IdParams, responses } from '../../platform/route-schemas.js';
-import { InviteUser, UpdateUser, User, UserFilters } from './schema.js';
+import { InviteUser, InvitedUser, UpdateUser, User, UserFilters } from './schema.js';
 import type { UserService } from './service.js';
 
 const UserListQuery = Type.Composite([PageQuery, UserFilters]);
@@ -16,9 +16,10 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService }> = asy
     return users.list(request.caller.orgId, filters, { limit, cursor });
   });
 
-  app.post('/users', { schema: { tags, body: InviteUser, response: responses({ 201: single(User) }) } }, async (request, reply) =>
-    reply.status(201).send({ data: await users.invite(request.caller.orgId, request.body) }),
-  );
+  app.post('/users', { schema: { tags, body: InviteUser, response: responses({ 201: single(InvitedUser) }) } }, async (request, reply) => {
+    const { user, inviteUrl } = await users.invite(request.caller.orgId, request.body);
+    return reply.status(201).send({ data: { ...user, inviteUrl } });
+  });
 
   app.get('/users/:id', { schema: { tags, params: IdParams, response: oneUser } }, async (request) => ({
     data: await users.get(request.caller.orgId, request.params.id),

@@ -21,6 +21,12 @@ export const User = Type.Object(
 );
 export type User = Static<typeof User>;
 
+/** The answer to an invitation: the user, and the one-time link (7 days) where they set a password. */
+export const InvitedUser = Type.Composite([
+  User,
+  Type.Object({ inviteUrl: Type.String({ description: 'One-time link, valid 7 days, where the person sets a password and joins.' }) }),
+]);
+
 export const InviteUser = Type.Object(
   {
     email: Type.String({ format: 'email', maxLength: 320 }),

@@ -14,7 +14,8 @@ function App() {
   const signedIn = (opened: Session) => {
     useCsrfToken(opened.csrfToken);
     setSession(opened);
-    if (path === '/sign-in' || path === '/welcome' || path === '/') navigate('/alerts');
+    // replace: the page with the link's token leaves the browser's history.
+    if (['/', '/sign-in', '/welcome'].includes(window.location.pathname)) navigate('/alerts', { replace: true });
   };
 
   useEffect(() => {

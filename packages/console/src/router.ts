@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 
 /** Path-based pages with the History API; the server answers every console path with index.html. */
-export function navigate(path: string): void {
+export function navigate(path: string, options: { replace?: boolean } = {}): void {
   if (window.location.pathname === path) return;
-  window.history.pushState(null, '', path);
+  if (options.replace) window.history.replaceState(null, '', path);
+  else window.history.pushState(null, '', path);
   window.dispatchEvent(new PopStateEvent('popstate'));
 }
 

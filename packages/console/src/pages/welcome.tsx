@@ -15,7 +15,6 @@ export function Welcome(props: { onSignedIn: (session: Session) => void }) {
     event.preventDefault();
     void run(async () => {
       const opened = await api<{ data: Session }>('POST', 'session/link/accept', { token, password });
-      window.history.replaceState(null, '', '/alerts');
       props.onSignedIn(opened.data);
     });
   };

@@ -21,6 +21,8 @@ interface CreatedOrg {
   org: { id: string; name: string; plan: string };
   apiKey: string;
   keyId: string;
+  adminUserId: string | null;
+  inviteUrl: string | null;
 }
 
 const orgId = /^org_[0-9a-z]{26}$/;
@@ -117,6 +119,9 @@ describe.runIf(postgresUrl)('vigil against PostgreSQL', () => {
         inviteUrl: expect.stringMatching(/^http:\/\/localhost:\d+\/welcome#token=[\w-]{43}$/),
       });
       const id = created.org.id;
+      const reset = await runCliJson<{ url: string; userId: string }>(['user', 'reset-link', 'OPS@acme.test'], env);
+      expect(reset).toEqual({ userId: created.adminUserId, orgId: id, url: expect.stringMatching(/\/welcome#token=[\w-]{43}$/) });
+      expectOneLineError(await runCli(['user', 'reset-link', 'nobody@acme.test'], env), /^vigil: No such user with that email\.\n$/);
 
       const plain = await runCli(['org', 'create', '--name', 'Plain', '--plan', 'enterprise'], env);
       expect(plain.code).toBe(0);

@@ -1,4 +1,6 @@
+import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleDist } from '../src/console/serve.js';
 import { ManualClock, startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
 import { type ErrorBody, eventsOf } from './support/resources.js';
@@ -190,5 +192,36 @@ describe('the session cookie behind https', () => {
     const org = await t.createOrg('business', { founderJoins: false });
     expect(org.inviteUrl).toMatch(/^https:\/\/vigil\.example\.com\/welcome#token=/);
     expect((await acceptLink(t, org.inviteUrl!)).setCookie).toContain('; Secure');
+  });
+});
+
+describe('serving the console', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('pglite');
+  });
+  afterAll(() => t.close());
+
+  it('answers every page path with index.html, never cached, and hashed assets with a year of caching', async () => {
+    for (const path of ['/', '/alerts', '/developers/api-keys', '/welcome']) {
+      const page = await t.request<string>('GET', path);
+      expect(page.status, path).toBe(200);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(page.headers.get('cache-control')).toBe('no-cache');
+      expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(page.body).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]{8}\.js">/);
+    }
+    const script = readdirSync(`${consoleDist}/assets`).find((name) => name.endsWith('.js'))!;
+    const asset = await t.request<string>('GET', `/assets/${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await t.request('GET', '/assets/index-missing.js')).status).toBe(404);
+  });
+
+  it('never shadows the server paths', async () => {
+    expect((await t.request('GET', '/healthz')).body).toEqual({ status: 'ok' });
+    expect((await t.request<ErrorBody>('GET', '/api/v1/nothing')).status).toBe(401);
+    expect((await t.request<ErrorBody>('GET', '/embed/nothing')).body.code).toBe('NOT_FOUND');
+    expect((await t.request('GET', '/api/v1/openapi.json')).status).toBe(200);
   });
 });

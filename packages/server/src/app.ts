@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -9,10 +10,13 @@ import { CommittedEvents } from './events/committed.js';
 import { graphqlApi } from './graphql/plugin.js';
 import { GrantCache } from './modules/api-keys/grant-cache.js';
 import { LastUsedRecorder } from './modules/api-keys/last-used.js';
+import { serveConsole } from './console/serve.js';
 import { apiRoutes } from './modules/api-routes.js';
+import { embedPublicRoutes } from './modules/embed/public-routes.js';
+import { currentSessionRoutes, publicSessionRoutes, sessionCookie, sessionCookieName } from './modules/sessions/routes.js';
 import { openapiOptions } from './openapi/document.js';
 import { sharedSchemas } from './openapi/shared-schemas.js';
-import { embedPublicRoutes } from './modules/embed/public-routes.js';
+import { enforceAccessPolicy } from './platform/access-policy.js';
 import { type AuthOptions, requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
@@ -77,7 +81,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   http.removeContentTypeParser('text/plain');
   installJsonBodyParser(http);
   installErrorHandler(http);
-  installNotFoundHandler(http);
+  // The api role serves the console too, whose pages answer the paths no route has.
+  if (config.role === 'worker') installNotFoundHandler(http);
+  else await serveConsole(http);
 
   let closing = false;
   // Callback-style hooks: an async hook costs a promise and a microtask on every request.
@@ -122,15 +128,28 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     for (const schema of sharedSchemas) http.addSchema(schema);
     await http.register(swagger, openapiOptions());
     await http.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Vigil API reference' } });
+    await http.register(cookie);
+    const consoleSession = { sessions: services.sessions, siteUrl: config.siteUrl };
 
     await http.register(
       async (v1) => {
         v1.get('/openapi.json', { schema: { hide: true } }, async () => http.swagger());
+        await v1.register(publicSessionRoutes, consoleSession);
         await v1.register(async (authenticated) => {
-          requireApiKey(authenticated, auth);
+          requireApiKey(authenticated, {
+            ...auth,
+            sessions: {
+              cookieName: sessionCookieName,
+              present: (token) => services.sessions.present(token),
+              csrfMatches: (token, presented) => services.sessions.csrfMatches(token, presented),
+              renewCookie: (reply, token) => sessionCookie(config.siteUrl).set(reply, token),
+            },
+          });
+          enforceAccessPolicy(authenticated, '/api/v1');
           idempotentPosts(authenticated, { db, clock });
           installNotFoundHandler(authenticated);
-          await authenticated.register(apiRoutes, { services });
+          await authenticated.register(apiRoutes, { services, keyRevoked: () => grants.forget() });
+          await authenticated.register(currentSessionRoutes, consoleSession);
         });
       },
       { prefix: '/api/v1' },

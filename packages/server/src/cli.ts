@@ -25,6 +25,7 @@ const usage = `usage:
   vigil key revoke KEY_ID [--json]
   vigil billing trial-expired ORG_ID [--json]
   vigil billing payment-failed ORG_ID [--reason TEXT] [--json]
+  vigil user reset-link EMAIL [--org ORG_ID] [--json]
 plans: ${plans.join(' ')}`;
 
 function plan(value: string | undefined): Plan {
@@ -111,6 +112,9 @@ function parse(argv: string[]): { command: AdminCommand | 'serve'; json: boolean
     case 'billing payment-failed':
       expectArguments(1);
       return { command: { kind: 'billing.payment-failed', orgId: first, reason: values.reason }, json };
+    case 'user reset-link':
+      expectArguments(1);
+      return { command: { kind: 'user.reset-link', email: first, orgId: values.org }, json };
     default:
       throw new UsageError(words ? `unknown command "${words}"` : 'no command given');
   }
@@ -132,7 +136,8 @@ function describe(command: AdminCommand, result: AdminResult): string {
     }
     case 'org.create': {
       const org = result.org as { id: string; name: string; plan: string };
-      return `Created organization ${org.id} "${org.name}" on ${org.plan}.\nAPI key (shown once, keep it safe): ${String(result.apiKey)}`;
+      const created = `Created organization ${org.id} "${org.name}" on ${org.plan}.\nAPI key (shown once, keep it safe): ${String(result.apiKey)}`;
+      return result.inviteUrl ? `${created}\nThe admin sets a password and signs in at (one-time, 7 days): ${String(result.inviteUrl)}` : created;
     }
     case 'key.create':
       return [
@@ -145,6 +150,8 @@ function describe(command: AdminCommand, result: AdminResult): string {
       return table(result.data as ApiKey[], ['id', 'name', 'prefix', 'createdAt', 'expiresAt', 'lastUsedAt', 'revokedAt'], 'This organization has no keys.');
     case 'key.revoke':
       return `Revoked ${String(result.id)}.`;
+    case 'user.reset-link':
+      return `One-time link to set a password (7 days; earlier links no longer work): ${String(result.url)}`;
     default:
       return JSON.stringify(result);
   }

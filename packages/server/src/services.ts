@@ -10,6 +10,7 @@ import { ExportService } from './modules/exports/service.js';
 import { HistoryService } from './modules/history/service.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { ProjectService } from './modules/projects/service.js';
+import { SessionService } from './modules/sessions/service.js';
 import { UsageService } from './modules/usage/service.js';
 import { UserService } from './modules/users/service.js';
 import { DeliveryService } from './modules/webhooks/delivery-service.js';
@@ -23,12 +24,14 @@ export function createServices(ctx: ServiceContext) {
   const connections = new ConnectionService(ctx);
   const chat = new ChatService(ctx, usage);
   const dashboards = new DashboardService(ctx, chat.readers);
+  const users = new UserService(ctx);
   return {
     organizations: new OrganizationService(ctx),
     apiKeys: new ApiKeyService(ctx),
     projects: new ProjectService(ctx),
     alerts: new AlertService(ctx),
-    users: new UserService(ctx),
+    users,
+    sessions: new SessionService(ctx, users),
     webhooks: new WebhookService(ctx),
     deliveries: new DeliveryService(ctx),
     usage,

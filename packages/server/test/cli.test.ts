@@ -22,6 +22,8 @@ interface CreatedOrg {
   org: { id: string; name: string; plan: string };
   apiKey: string;
   keyId: string;
+  adminUserId: string | null;
+  inviteUrl: string | null;
 }
 
 const orgId = /^org_[0-9a-z]{26}$/;
@@ -135,8 +137,12 @@ describe.runIf(postgresUrl)('vigil against PostgreSQL', () => {
         apiKey: expect.stringMatching(apiKey),
         keyId: expect.stringMatching(keyId),
         adminUserId: expect.stringMatching(/^usr_/),
+        inviteUrl: expect.stringMatching(/^http:\/\/localhost:\d+\/welcome#token=[\w-]{43}$/),
       });
       const id = created.org.id;
+      const reset = await runCliJson<{ url: string; userId: string }>(['user', 'reset-link', 'OPS@acme.test'], env);
+      expect(reset).toEqual({ userId: created.adminUserId, orgId: id, url: expect.stringMatching(/\/welcome#token=[\w-]{43}$/) });
+      expectOneLineError(await runCli(['user', 'reset-link', 'nobody@acme.test'], env), /^vigil: No such user with that email\.\n$/);
 
       const plain = await runCli(['org', 'create', '--name', 'Plain', '--plan', 'enterprise'], env);
       expect(plain.code).toBe(0);
@@ -169,7 +175,7 @@ describe.runIf(postgresUrl)('vigil against PostgreSQL', () => {
         expect(admin).toMatchObject({ email: 'ops@acme.test', role: 'admin' });
         const events = await db.query<{ type: string; data: Record<string, unknown> }>('SELECT type, data FROM events WHERE org_id = $1 ORDER BY id', [id]);
         expect(events.map((event) => event.type)).toEqual([
-          'user.joined',
+          'user.invited',
           'billing.subscription_activated',
           'api_key.created',
           'api_key.created',

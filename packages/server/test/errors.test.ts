@@ -45,9 +45,11 @@ describe.each(databaseKinds)('error responses on %s', (kind) => {
     }
   });
 
-  it('an unknown route under /api/v1 without a key is 401 first; outside the API it is 404 in the error format', async () => {
+  it('an unknown route under /api/v1 without a key is 401 first; other unknown server paths are 404 in the error format', async () => {
     expectErrorFormat(await t.request('GET', 'nothing-here'), 401, 'UNAUTHORIZED');
-    expectErrorFormat(await t.request('GET', '/no-such-page', { headers: { accept: 'text/html' } }), 404, 'NOT_FOUND');
+    expectErrorFormat(await t.request('GET', '/api/v2/projects', { headers: { accept: 'text/html' } }), 404, 'NOT_FOUND');
+    // Other GET paths are the console's pages (console-auth.test.ts); any other method is no route.
+    expectErrorFormat(await t.request('POST', '/no-such-page', { headers: { accept: 'text/html' } }), 404, 'NOT_FOUND');
   });
 
   it('malformed JSON is 422 VALIDATION_ERROR', async () => {

@@ -94,7 +94,7 @@ describe.each(databaseKinds)('the outbox on %s', (kind) => {
   let serial = 0;
   const email = (what: string) => `${what}-${++serial}@example.com`;
   const newMember = async () => {
-    const user = await good.users.invite(orgId, { email: email('member'), role: 'member' });
+    const { user } = await good.users.invite(orgId, { email: email('member'), role: 'member' });
     return good.users.activate(orgId, user.id);
   };
 
@@ -161,7 +161,7 @@ describe.each(databaseKinds)('the outbox on %s', (kind) => {
     {
       name: 'activate a user',
       events: ['user.activated'],
-      given: async () => [(await good.users.invite(orgId, { email: email('activate'), role: 'member' })).id],
+      given: async () => [(await good.users.invite(orgId, { email: email('activate'), role: 'member' })).user.id],
       act: (s, [id]) => s.users.activate(orgId, id),
     },
   ];

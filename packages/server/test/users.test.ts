@@ -50,16 +50,21 @@ describe.each(databaseKinds)('users on %s', (kind) => {
       status: 'invited',
       createdAt: '2026-04-01T09:10:00.250Z',
       updatedAt: '2026-04-01T09:10:00.250Z',
+      inviteUrl: expect.stringMatching(/^http:\/\/localhost:\d+\/welcome#token=[\w-]{43}$/),
     });
-    const [event] = (await eventsOf(t, org.orgId, 'user.invited')).filter((e) => e.data.id === invited.body.data.id);
-    expect(event.data).toEqual(invited.body.data);
+    const { inviteUrl, ...user } = invited.body.data as User & { inviteUrl: string };
+    const [event] = (await eventsOf(t, org.orgId, 'user.invited')).filter((e) => e.data.id === user.id);
+    expect(event.data).toEqual(user);
+    expect(JSON.stringify(event.data)).not.toContain(inviteUrl);
 
     for (const email of ['Ana@Example.com', 'ana@example.com', 'founder@example.com']) {
       const duplicate = await call<ErrorBody>('POST', 'users', { email, role: 'member' });
       expect(duplicate.status, email).toBe(409);
       expect(duplicate.body.code).toBe('CONFLICT');
     }
-    expect((await eventsOf(t, org.orgId, 'user.invited')).length).toBe(1);
+    // The founder's own invitation is the other user.invited of this organization.
+    const invitations = (await eventsOf(t, org.orgId, 'user.invited')).map((event) => String(event.data.email).toLowerCase());
+    expect(invitations).toEqual(['founder@example.com', 'ana@example.com']);
     expect((await allPages<User>(t, org, 'users')).filter((user) => user.email.toLowerCase() === 'ana@example.com').length).toBe(1);
   });
 
@@ -147,7 +152,7 @@ describe.each(databaseKinds)('users on %s', (kind) => {
 
     const me = await call('GET', `users/${admin}`, undefined, solo.apiKey);
     expect(me.body.data).toMatchObject({ role: 'member', status: 'active' });
-    expect(await userEvents(solo.orgId, admin)).toEqual(['user.joined']);
+    expect(await userEvents(solo.orgId, admin)).toEqual(['user.invited', 'user.joined']);
   });
 
   it('keeps one active admin when two admins are deactivated at the same time', async () => {

@@ -17,7 +17,8 @@ export type AdminCommand =
   | { kind: 'key.list'; orgId: string }
   | { kind: 'key.revoke'; keyId: string }
   | { kind: 'billing.trial-expired'; orgId: string }
-  | { kind: 'billing.payment-failed'; orgId: string; reason?: string };
+  | { kind: 'billing.payment-failed'; orgId: string; reason?: string }
+  | { kind: 'user.reset-link'; email: string; orgId?: string };
 
 export type AdminResult = Record<string, unknown>;
 
@@ -36,7 +37,13 @@ export async function runAdminCommand(target: AdminTarget, command: AdminCommand
     case 'org.create': {
       const created = await services.organizations.create(command);
       const { id, name, plan } = created.org;
-      return { org: { id, name, plan }, apiKey: created.apiKey, keyId: created.keyId, adminUserId: created.admin?.id ?? null };
+      return {
+        org: { id, name, plan },
+        apiKey: created.apiKey,
+        keyId: created.keyId,
+        adminUserId: created.admin?.id ?? null,
+        inviteUrl: created.inviteUrl,
+      };
     }
     case 'org.set-plan': {
       const org = await services.organizations.setPlan(command.orgId, command.plan);
@@ -71,6 +78,10 @@ export async function runAdminCommand(target: AdminTarget, command: AdminCommand
     case 'billing.payment-failed':
       await services.organizations.reportBilling(command.orgId, 'payment_failed', command.reason ?? null);
       return { orgId: command.orgId, event: 'billing.payment_failed' };
+    case 'user.reset-link': {
+      const link = await services.sessions.resetLink(command.email, command.orgId);
+      return { userId: link.userId, orgId: link.orgId, url: link.url };
+    }
   }
 }
 

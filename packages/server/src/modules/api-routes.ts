@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.js';
 import { alertRoutes } from './alerts/routes.js';
+import { apiKeyRoutes } from './api-keys/routes.js';
 import { chatRoutes } from './chat/routes.js';
 import { connectionRoutes } from './connections/routes.js';
 import { dashboardRoutes } from './dashboards/routes.js';
@@ -14,7 +15,7 @@ import { userRoutes } from './users/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 
 /** Every resource's routes under /api/v1; authentication has already run when they are reached. */
-export const apiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const apiRoutes: FastifyPluginAsyncTypebox<{ services: Services; keyRevoked(): void }> = async (app, { services, keyRevoked }) => {
   await app.register(projectRoutes, { projects: services.projects });
   await app.register(alertRoutes, { alerts: services.alerts });
   await app.register(userRoutes, { users: services.users });
@@ -25,6 +26,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
   await app.register(datasetRoutes, { datasets: services.datasets });
   await app.register(connectionRoutes, { connections: services.connections, imports: services.imports });
   await app.register(exportRoutes, { exports: services.exports });
+  await app.register(apiKeyRoutes, { apiKeys: services.apiKeys, keyRevoked });
   await app.register(dashboardRoutes, { dashboards: services.dashboards });
   await app.register(embedRoutes, { embed: services.embed });
 };

@@ -1,20 +1,35 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyGrant } from '../modules/api-keys/store.js';
 import { hashApiKey, isWellFormedApiKey } from '../modules/api-keys/key-material.js';
+import type { Role } from '../modules/users/schema.js';
 import type { Clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { planRules, requestsPerMinute } from './plans.js';
 import type { RateLimiter } from './rate-limit.js';
 
-export interface Caller {
-  orgId: string;
-  keyId: string;
-}
+/**
+ * Who is calling: an API key acts as its organization; a console session acts as its user, with
+ * that user's role (checked by platform/access-policy.ts).
+ */
+export type Caller =
+  | { kind: 'apiKey'; orgId: string; keyId: string; userId: null; role: null }
+  | { kind: 'session'; orgId: string; keyId: null; userId: string; role: Role; sessionId: string };
 
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller;
   }
+}
+
+/** A console session as authentication needs it (modules/sessions provides it). */
+export interface SessionAuth {
+  cookieName: string;
+  /** The live session of a cookie's token; `extended` when its expiry slid forward. */
+  present(token: string): Promise<{ grant: { sessionId: string; orgId: string; userId: string; role: Role }; extended: boolean } | undefined>;
+  /** Whether `presented` is the session's CSRF token (compared in constant time). */
+  csrfMatches(token: string, presented: string): boolean;
+  /** Sends the cookie again, with the expiry that just slid forward. */
+  renewCookie(reply: FastifyReply, token: string): void;
 }
 
 export interface AuthOptions {
@@ -24,6 +39,8 @@ export interface AuthOptions {
   countRequest?(orgId: string, at: Date): void;
   limiter: RateLimiter;
   clock: Clock;
+  /** Console sessions; without it only API keys are accepted. */
+  sessions?: SessionAuth;
 }
 
 const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
@@ -82,14 +99,41 @@ export async function authenticate(authorization: string | undefined, options: A
   }
   options.touchKey(grant.keyId, now);
   options.countRequest?.(grant.orgId, now);
-  return { orgId: grant.orgId, keyId: grant.keyId };
+  return { kind: 'apiKey', orgId: grant.orgId, keyId: grant.keyId, userId: null, role: null };
 }
 
-/** Runs `authenticate` for every request of the context it is added to. */
+const readOnlyMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The admission check of a console session: live (not revoked, not expired, its user active), and
+ * on every state-changing request the session's CSRF token in `X-CSRF-Token`. No plan gate and no
+ * rate limit: those belong to API keys, so the console works on every plan.
+ */
+async function authenticateSession(request: FastifyRequest, reply: FastifyReply, token: string, sessions: SessionAuth): Promise<Caller> {
+  const presented = await sessions.present(token);
+  if (!presented) throw unauthorized('Your session has ended. Sign in again.');
+  if (!readOnlyMethods.has(request.method)) {
+    const csrf = request.headers['x-csrf-token'];
+    if (typeof csrf !== 'string' || !sessions.csrfMatches(token, csrf)) {
+      throw new ApiError('FORBIDDEN', 'This request lacks the session\'s CSRF token (X-CSRF-Token). Reload the page and try again.');
+    }
+  }
+  if (presented.extended) sessions.renewCookie(reply, token);
+  const { grant } = presented;
+  return { kind: 'session', orgId: grant.orgId, keyId: null, userId: grant.userId, role: grant.role, sessionId: grant.sessionId };
+}
+
+/**
+ * Authenticates every request of the context it is added to: an `Authorization: Bearer` API key,
+ * or else the console's session cookie.
+ */
 export function requireApiKey(app: FastifyInstance, options: AuthOptions): void {
-  app.decorateRequest('caller', null as unknown as Caller);
+  app.decorateRequest('caller', null as unknown as never);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     refuseRepeatedAuthorization(request);
-    request.caller = await authenticate(request.headers.authorization, options, reply);
+    const sessionToken = options.sessions && !request.headers.authorization ? request.cookies[options.sessions.cookieName] : undefined;
+    request.caller = sessionToken
+      ? await authenticateSession(request, reply, sessionToken, options.sessions!)
+      : await authenticate(request.headers.authorization, options, reply);
   });
 }

@@ -18,6 +18,8 @@ export const idPrefixes = {
   widget: 'wgt',
   embedToken: 'emb',
   request: 'req',
+  session: 'ses',
+  passwordLink: 'pwl',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

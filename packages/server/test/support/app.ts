@@ -18,6 +18,8 @@ export interface TestOrg {
   apiKey: string;
   keyId: string;
   adminUserId: string | null;
+  /** The founding admin's invitation link (already accepted unless `founderJoins: false`). */
+  inviteUrl: string | null;
 }
 
 export interface TestApp {
@@ -27,7 +29,11 @@ export interface TestApp {
   clock: Clock;
   /** Every log line the app wrote, as text. */
   logs: string[];
-  createOrg(plan?: Plan, options?: { name?: string; adminEmail?: string; rateLimitPerMinute?: number }): Promise<TestOrg>;
+  /** An organization whose founding admin has joined (active), unless `founderJoins` is false. */
+  createOrg(
+    plan?: Plan,
+    options?: { name?: string; adminEmail?: string; rateLimitPerMinute?: number; founderJoins?: boolean },
+  ): Promise<TestOrg>;
   /** Calls the API over real HTTP on loopback; `path` is relative to /api/v1 unless it starts with /. */
   request<T = Record<string, unknown>>(
     method: string,
@@ -75,10 +81,13 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
         plan,
         adminEmail: orgOptions.adminEmail ?? 'admin@example.com',
       });
+      if (created.admin && orgOptions.founderJoins !== false) {
+        await database.db.transaction((tx) => app.services.users.join(tx, created.org.id, created.admin!.id));
+      }
       if (orgOptions.rateLimitPerMinute !== undefined) {
         await app.services.organizations.setRateLimit(created.org.id, orgOptions.rateLimitPerMinute);
       }
-      return { orgId: created.org.id, apiKey: created.apiKey, keyId: created.keyId, adminUserId: created.admin?.id ?? null };
+      return { orgId: created.org.id, apiKey: created.apiKey, keyId: created.keyId, adminUserId: created.admin?.id ?? null, inviteUrl: created.inviteUrl };
     },
     async request<T>(
       method: string,

@@ -22,7 +22,7 @@ const chromiumArgs = [
 export interface TestBrowser {
   browser: Browser;
   /** A fresh context (its own cookies and storage) whose every request is recorded. */
-  newPage(options?: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } }): Promise<Page>;
+  newPage(options?: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number }; bypassCSP?: boolean }): Promise<Page>;
   /** Every request address any page asked for that was not on loopback (should stay empty). */
   offLoopbackRequests(): string[];
   close(): Promise<void>;
@@ -42,7 +42,12 @@ export async function launchBrowser(): Promise<TestBrowser> {
   return {
     browser,
     async newPage(options = {}) {
-      const context = await browser.newContext({ colorScheme: options.colorScheme, viewport: options.viewport ?? { width: 1280, height: 800 } });
+      // bypassCSP: a page whose Content-Security-Policy forbids inline scripts still lets axe-core in.
+      const context = await browser.newContext({
+        colorScheme: options.colorScheme,
+        viewport: options.viewport ?? { width: 1280, height: 800 },
+        bypassCSP: options.bypassCSP,
+      });
       contexts.push(context);
       context.on('request', (request) => {
         if (isOffLoopback(request.url())) offLoopback.push(request.url());

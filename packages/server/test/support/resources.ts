@@ -67,9 +67,10 @@ export async function createAlert(t: TestApp, org: TestOrg, body: Record<string,
 }
 
 export async function inviteUser(t: TestApp, org: TestOrg, email: string, role = 'member'): Promise<User> {
-  const response = await t.request<One<User>>('POST', 'users', { apiKey: org.apiKey, body: { email, role } });
+  const response = await t.request<One<User & { inviteUrl: string }>>('POST', 'users', { apiKey: org.apiKey, body: { email, role } });
   if (response.status !== 201) throw new Error(`user not invited: ${response.status} ${JSON.stringify(response.body)}`);
-  return response.body.data;
+  const { inviteUrl: _inviteUrl, ...user } = response.body.data;
+  return user;
 }
 
 export interface StoredEvent {

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/connect.js';
-import { isoOrNull } from '../../db/list.js';
+import { isoOrNull, selectPage } from '../../db/list.js';
+import type { PageWindow } from '../../platform/pagination.js';
 import type { Plan } from '../../platform/plans.js';
 import type { ApiKey } from './schema.js';
 
@@ -52,6 +53,11 @@ export async function revokeApiKey(db: Queryable, id: string, at: Date): Promise
     [id, at],
   );
   return row ? { orgId: row.org_id, key: toApiKey(row) } : undefined;
+}
+
+export async function listApiKeys(db: Queryable, orgId: string, window: PageWindow): Promise<ApiKey[]> {
+  const rows = await selectPage<ApiKeyRow>(db, { from: 'api_keys', orgId, window });
+  return rows.map(toApiKey);
 }
 
 export async function findApiKey(db: Queryable, id: string): Promise<{ orgId: string; key: ApiKey } | undefined> {

@@ -5,13 +5,16 @@ import { newId } from '../../platform/ids.js';
 import { type Plan, planRules } from '../../platform/plans.js';
 import type { Queryable } from '../../db/connect.js';
 import { ApiKeyService, type CreatedApiKey } from '../api-keys/service.js';
-import type { User } from '../users/schema.js';
+import { checkValue } from '../../platform/validation.js';
+import { Email, type User } from '../users/schema.js';
 import { UserService } from '../users/service.js';
 import { findOrganization, insertOrganization, type Organization, updateOrganization } from './store.js';
 
 export interface CreatedOrganization {
   org: Organization;
   admin: User | null;
+  /** The founding admin's one-time link to set a password and join. */
+  inviteUrl: string | null;
   apiKey: string;
   keyId: string;
 }
@@ -29,13 +32,16 @@ export class OrganizationService {
   }
 
   async create(input: { name: string; plan: Plan; adminEmail?: string }): Promise<CreatedOrganization> {
+    // The CLI's --admin-email meets the rule the API applies to an invited user's email.
+    if (input.adminEmail !== undefined) checkValue(Email, input.adminEmail, 'adminEmail');
     return this.ctx.db.transaction(async (tx) => {
       const at = this.ctx.clock.now();
       const org = await insertOrganization(tx, { id: newId('organization', at.getTime()), name: input.name, plan: input.plan, at });
-      const admin = input.adminEmail ? await this.users.addFounder(tx, org.id, input.adminEmail) : null;
+      const founder = input.adminEmail ? await this.users.inviteIn(tx, org.id, { email: input.adminEmail, role: 'admin' }) : null;
+      const admin = founder?.user ?? null;
       if (planRules[org.plan].paid) await this.billingEvent(tx, org, 'billing.subscription_activated', null, null);
       const created: CreatedApiKey = await this.keys.createIn(tx, org.id, { createdBy: admin?.id ?? null });
-      return { org, admin, apiKey: created.apiKey, keyId: created.key.id };
+      return { org, admin, inviteUrl: founder?.inviteUrl ?? null, apiKey: created.apiKey, keyId: created.key.id };
     });
   }
 

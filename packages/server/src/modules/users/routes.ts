@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { operation } from '../../openapi/operation.js';
 import { PageQuery, listOf, single } from '../../platform/pagination.js';
 import { IdParams, responses } from '../../platform/route-schemas.js';
-import { InviteUser, UpdateUser, User, UserFilters } from './schema.js';
+import { InviteUser, InvitedUser, UpdateUser, User, UserFilters } from './schema.js';
 import type { UserService } from './service.js';
 
 const UserListQuery = Type.Composite([PageQuery, UserFilters]);
@@ -22,12 +22,15 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ users: UserService }> = asy
     '/users',
     {
       schema: {
-        ...operation('inviteUser', 'users.invite', 'Invite a user', 'The user is invited until they set a password.'),
+        ...operation('inviteUser', 'users.invite', 'Invite a user', 'The user is invited until they set a password at the one-time inviteUrl (valid 7 days) in the answer.'),
         body: InviteUser,
-        response: responses({ 201: single(User) }, { 409: 'A user with this email already belongs to the organization.' }),
+        response: responses({ 201: single(InvitedUser) }, { 409: 'A user with this email already belongs to the organization.' }),
       },
     },
-    async (request, reply) => reply.status(201).send({ data: await users.invite(request.caller.orgId, request.body) }),
+    async (request, reply) => {
+      const { user, inviteUrl } = await users.invite(request.caller.orgId, request.body);
+      return reply.status(201).send({ data: { ...user, inviteUrl } });
+    },
   );
 
   app.get(

@@ -24,6 +24,11 @@ export type User = Static<typeof User>;
 
 /** One rule for an email address, wherever one comes from (the API, the CLI's --admin-email). */
 export const Email = Type.String({ format: 'email', maxLength: 320 });
+/** The answer to an invitation: the user, and the one-time link (7 days) where they set a password. */
+export const InvitedUser = Type.Composite([
+  User,
+  Type.Object({ inviteUrl: Type.String({ description: 'One-time link, valid 7 days, where the person sets a password and joins.' }) }),
+]);
 
 export const InviteUser = Type.Object(
   {

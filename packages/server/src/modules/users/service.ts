@@ -4,9 +4,16 @@ import type { ServiceContext } from '../../platform/context.js';
 import { ApiError, conflict, found } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
-import { checkValue } from '../../platform/validation.js';
-import { Email, type InviteUser, type Role, type UpdateUser, type User, type UserFilters } from './schema.js';
+import { issuePasswordLink } from '../sessions/links.js';
+import { revokeUserSessions } from '../sessions/store.js';
+import type { InviteUser, Role, UpdateUser, User, UserFilters } from './schema.js';
 import { countActiveAdmins, findUser, findUsers, insertUser, listUsers, lockAdminChanges, updateUser } from './store.js';
+
+/** A user just added, with the one-time link where they set a password. */
+export interface InvitedUser {
+  user: User;
+  inviteUrl: string;
+}
 
 export class UserService {
   constructor(private readonly ctx: ServiceContext) {}
@@ -25,20 +32,28 @@ export class UserService {
     return findUsers(this.ctx.db, orgId, ids);
   }
 
-  async invite(orgId: string, input: InviteUser): Promise<User> {
-    return this.ctx.db.transaction(async (tx) => {
-      const user = await this.add(tx, orgId, { ...input, status: 'invited' });
-      await recordEvent(tx, this.ctx.clock, orgId, 'user.invited', user);
-      return user;
-    });
+  async invite(orgId: string, input: InviteUser): Promise<InvitedUser> {
+    return this.ctx.db.transaction((tx) => this.inviteIn(tx, orgId, input));
   }
 
-  /** The organization's founding admin, active from the start (used when an organization is created). */
-  async addFounder(tx: Queryable, orgId: string, email: string): Promise<User> {
-    checkValue(Email, email, 'adminEmail');
-    const user = await this.add(tx, orgId, { email, role: 'admin', status: 'active' });
-    await recordEvent(tx, this.ctx.clock, orgId, 'user.joined', user);
-    return user;
+  /**
+   * Adds an invited user and their invitation link inside the caller's transaction (organization
+   * creation invites its founding admin this way). The user joins by accepting the link.
+   */
+  async inviteIn(tx: Queryable, orgId: string, input: InviteUser): Promise<InvitedUser> {
+    const user = await this.add(tx, orgId, { ...input, status: 'invited' });
+    await recordEvent(tx, this.ctx.clock, orgId, 'user.invited', user);
+    const inviteUrl = await issuePasswordLink(tx, this.ctx.clock, this.ctx.config.siteUrl, { orgId, userId: user.id });
+    return { user, inviteUrl };
+  }
+
+  /** An invited user accepted their invitation: they become active. */
+  async join(tx: Queryable, orgId: string, id: string): Promise<User> {
+    const user = await this.lockUser(tx, orgId, id);
+    if (user.status !== 'invited') return user;
+    const joined = await updateUser(tx, orgId, id, { status: 'active', at: this.ctx.clock.now() });
+    await recordEvent(tx, this.ctx.clock, orgId, 'user.joined', joined);
+    return joined;
   }
 
   async update(orgId: string, id: string, input: UpdateUser): Promise<User> {
@@ -54,7 +69,9 @@ export class UserService {
       const user = await this.lockUser(tx, orgId, id);
       if (user.status === 'deactivated') throw conflict('This user is already deactivated.');
       await this.keepAnAdmin(tx, orgId, user);
-      const updated = await updateUser(tx, orgId, id, { status: 'deactivated', at: this.ctx.clock.now() });
+      const at = this.ctx.clock.now();
+      const updated = await updateUser(tx, orgId, id, { status: 'deactivated', at });
+      await revokeUserSessions(tx, orgId, id, at);
       await recordEvent(tx, this.ctx.clock, orgId, 'user.deactivated', updated);
       return updated;
     });

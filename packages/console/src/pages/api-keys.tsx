@@ -1,0 +1,86 @@
+import { useState } from 'preact/hooks';
+import { api, type List } from '../api';
+import { Empty, ErrorNote, Field, Loading, Page, ShownOnce, useAction, useLoad, when } from '../ui';
+
+interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export function ApiKeys() {
+  const keys = useLoad(() => api<List<ApiKey>>('GET', 'api-keys?limit=100'));
+  const [name, setName] = useState('');
+  const [created, setCreated] = useState<string | undefined>(undefined);
+  const { error, busy, run } = useAction();
+  const create = (event: Event) => {
+    event.preventDefault();
+    void run(async () => {
+      const answer = await api<{ data: { apiKey: string } }>('POST', 'api-keys', { name });
+      setCreated(answer.data.apiKey);
+      setName('');
+      keys.reload();
+    });
+  };
+  const revoke = (key: ApiKey) => {
+    if (!window.confirm(`Revoke "${key.name}"? Programs using it stop working at once.`)) return;
+    void run(async () => {
+      await api('DELETE', `api-keys/${key.id}`);
+      keys.reload();
+    });
+  };
+  const live = keys.value?.data.filter((key) => !key.revokedAt) ?? [];
+  return (
+    <Page title="API keys" intro="Programs call the REST API at /api/v1 with a key: Authorization: Bearer svc_live_…. A key acts as the whole organization.">
+      <form class="row" onSubmit={create}>
+        <Field label="Key name">
+          <input required maxLength={100} value={name} placeholder="Deploy bot" onInput={(e) => setName(e.currentTarget.value)} />
+        </Field>
+        <button type="submit" disabled={busy}>
+          Create key
+        </button>
+      </form>
+      {created && <ShownOnce label="Your new API key." value={created} onDone={() => setCreated(undefined)} />}
+      <ErrorNote error={error ?? keys.error} />
+      {!keys.value && !keys.error && <Loading />}
+      {keys.value && live.length === 0 && <Empty>No active keys. Create one above to call the API from your code.</Empty>}
+      {live.length > 0 && (
+        <table>
+          <caption>Active keys</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {live.map((key) => (
+              <tr key={key.id}>
+                <td>{key.name}</td>
+                <td>
+                  <code>{key.prefix}</code>
+                </td>
+                <td>{when(key.createdAt)}</td>
+                <td>{key.lastUsedAt ? when(key.lastUsedAt) : 'Never'}</td>
+                <td>
+                  <button type="button" class="danger" onClick={() => revoke(key)}>
+                    Revoke {key.name}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,111 @@
+import { useState } from 'preact/hooks';
+import { api, type List, type Session } from '../api';
+import { Empty, ErrorNote, Field, Loading, Page, ShownOnce, useAction, useLoad, when } from '../ui';
+
+interface User {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Session['user']['role'];
+  status: 'invited' | 'active' | 'deactivated';
+  createdAt: string;
+}
+
+const roles = ['admin', 'member', 'viewer'] as const;
+
+export function Members(props: { session: Session }) {
+  const isAdmin = props.session.user.role === 'admin';
+  const users = useLoad(() => api<List<User>>('GET', 'users?limit=100'));
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<User['role']>('member');
+  const [inviteUrl, setInviteUrl] = useState<string | undefined>(undefined);
+  const { error, busy, run } = useAction();
+  const act = (work: () => Promise<unknown>) => void run(async () => {
+    await work();
+    users.reload();
+  });
+  const invite = (event: Event) => {
+    event.preventDefault();
+    act(async () => {
+      const answer = await api<{ data: { inviteUrl: string } }>('POST', 'users', { email, role });
+      setInviteUrl(answer.data.inviteUrl);
+      setEmail('');
+    });
+  };
+  return (
+    <Page title="Members" intro="Admins manage keys, webhooks, members and connections; members work with alerts, projects, datasets, chat and dashboards; viewers read.">
+      {isAdmin && (
+        <form class="row" onSubmit={invite}>
+          <Field label="Email">
+            <input type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          </Field>
+          <Field label="Role">
+            <select value={role} onChange={(e) => setRole(e.currentTarget.value as User['role'])}>
+              {roles.map((option) => (
+                <option key={option}>{option}</option>
+              ))}
+            </select>
+          </Field>
+          <button type="submit" disabled={busy}>
+            Invite
+          </button>
+        </form>
+      )}
+      {inviteUrl && <ShownOnce label="Send this invitation link to the person (valid 7 days, works once)." value={inviteUrl} onDone={() => setInviteUrl(undefined)} />}
+      <ErrorNote error={error ?? users.error} />
+      {!users.value && !users.error && <Loading />}
+      {users.value && users.value.data.length === 0 && <Empty>Nobody yet. Invite a teammate with their email above.</Empty>}
+      {users.value && users.value.data.length > 0 && (
+        <table>
+          <caption>People in {props.session.organization.name}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Status</th>
+              <th scope="col">Since</th>
+              {isAdmin && (
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {users.value.data.map((user) => (
+              <tr key={user.id}>
+                <td>{user.email}</td>
+                <td>
+                  {isAdmin ? (
+                    <select aria-label={`Role of ${user.email}`} value={user.role} onChange={(e) => act(() => api('PATCH', `users/${user.id}`, { role: e.currentTarget.value }))}>
+                      {roles.map((option) => (
+                        <option key={option}>{option}</option>
+                      ))}
+                    </select>
+                  ) : (
+                    user.role
+                  )}
+                </td>
+                <td>{user.status}</td>
+                <td>{when(user.createdAt)}</td>
+                {isAdmin && (
+                  <td>
+                    {user.status === 'deactivated' ? (
+                      <button type="button" class="secondary" onClick={() => act(() => api('POST', `users/${user.id}/activate`))}>
+                        Activate {user.email}
+                      </button>
+                    ) : (
+                      <button type="button" class="danger" onClick={() => act(() => api('POST', `users/${user.id}/deactivate`))}>
+                        Deactivate {user.email}
+                      </button>
+                    )}
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,117 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiFailure } from './api';
+
+export function messageOf(error: unknown): string {
+  if (error instanceof ApiFailure) {
+    const fields = error.details.map((detail) => `${detail.field} ${detail.message}`).join('; ');
+    return fields && !error.message.includes(fields) ? `${error.message} (${fields})` : error.message;
+  }
+  return 'Something went wrong in the console. Reload the page and try again.';
+}
+
+/** Loads something once (and again on `reload`), keeping the error in words. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
+  const [value, setValue] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const reload = useCallback(() => {
+    load().then(
+      (loaded) => {
+        setValue(loaded);
+        setError(undefined);
+      },
+      (failure: unknown) => setError(messageOf(failure)),
+    );
+  }, deps);
+  useEffect(reload, [reload]);
+  return { value, error, reload };
+}
+
+/** Runs a user's action, remembering its error in words until the next one. */
+export function useAction() {
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const run = async (action: () => Promise<unknown>): Promise<boolean> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+      return true;
+    } catch (failure) {
+      setError(messageOf(failure));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, busy, run };
+}
+
+export function Page(props: { title: string; intro?: string; children: ComponentChildren }) {
+  useEffect(() => {
+    document.title = `${props.title} · Vigil`;
+  }, [props.title]);
+  return (
+    <section aria-labelledby="page-title">
+      <h1 id="page-title">{props.title}</h1>
+      {props.intro && <p class="intro">{props.intro}</p>}
+      {props.children}
+    </section>
+  );
+}
+
+export function ErrorNote(props: { error?: string }) {
+  return props.error ? (
+    <p class="error" role="alert">
+      {props.error}
+    </p>
+  ) : null;
+}
+
+export function Empty(props: { children: ComponentChildren }) {
+  return <p class="empty">{props.children}</p>;
+}
+
+export function Loading() {
+  return <p aria-live="polite">Loading…</p>;
+}
+
+export const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** A secret shown once, with a copy button; it is not kept anywhere by the console. */
+export function ShownOnce(props: { label: string; value: string; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div class="once" role="status">
+      <p>
+        <strong>{props.label}</strong> It is shown only now: copy it and keep it safe.
+      </p>
+      <code data-testid="secret">{props.value}</code>
+      <div class="row">
+        <button
+          type="button"
+          onClick={() =>
+            navigator.clipboard.writeText(props.value).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
+        >
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+        <button type="button" class="secondary" onClick={props.onDone}>
+          Done
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function Field(props: { label: string; children: ComponentChildren }) {
+  return (
+    <label class="field">
+      <span>{props.label}</span>
+      {props.children}
+    </label>
+  );
+}

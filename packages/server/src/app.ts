@@ -155,7 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       { prefix: '/api/v1' },
     );
     committedEvents = await CommittedEvents.listen(db, (error) => http.log.error({ err: error }, 'committed event not delivered'));
-    await http.register(graphqlApi, { services, auth, events: committedEvents });
+    await http.register(graphqlApi, { services, auth, events: committedEvents, secretKey: config.secretKey });
     await http.register(embedPublicRoutes, { prefix: '/embed', embed: services.embed });
   }
 

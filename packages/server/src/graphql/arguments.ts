@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { invalid } from '../platform/errors.js';
-import type { PageQuery } from '../platform/pagination.js';
+import { cursorOf, type CursorScope, type PageQuery } from '../platform/pagination.js';
 import { validateInput } from '../platform/validation.js';
 
 export interface ListArgs {
@@ -14,15 +14,15 @@ const itemId = /^[a-z]+_[0-9a-z]{26}$/;
 
 /**
  * `first` and `after` as the REST page query. The spec's list types are plain lists (no
- * connection type to carry a cursor), so `after` also takes the id of the last item read: the REST
- * cursor is the base64url of exactly that id.
+ * connection type to carry a cursor), so `after` also takes the id of the last item read, turned
+ * into the cursor REST would have handed this organization after that item.
  */
-export function pageOf(args: ListArgs): PageQuery {
+export function pageOf(args: ListArgs, scope: CursorScope): PageQuery {
   const first = args.first ?? 20;
   if (!Number.isInteger(first) || first < 1 || first > maxFirst) throw invalid('first', `must be between 1 and ${maxFirst}`);
   const after = args.after ?? undefined;
   if (after === undefined) return { limit: first };
-  return { limit: first, cursor: itemId.test(after) ? Buffer.from(after, 'utf8').toString('base64url') : after };
+  return { limit: first, cursor: itemId.test(after) ? cursorOf(after, scope) : after };
 }
 
 /** GraphQL enums are the REST values in uppercase. */

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { printSchema } from 'graphql';
 import mercurius, { type MercuriusOptions } from 'mercurius';
 import type { CommittedEvents } from '../events/committed.js';
-import { type AuthOptions, authenticate, type Caller } from '../platform/auth.js';
+import { type AuthOptions, authenticate } from '../platform/auth.js';
 import { ApiError } from '../platform/errors.js';
 import { translate } from '../platform/http-errors.js';
 import type { Services } from '../services.js';
@@ -20,6 +20,8 @@ export interface GraphqlDeps {
   services: Services;
   auth: AuthOptions;
   events: CommittedEvents;
+  /** Seals the cursors GraphQL makes from an `after` id, as REST's own. */
+  secretKey: string;
 }
 
 const isUpgrade = (request: FastifyRequest) => request.headers.upgrade?.toLowerCase() === 'websocket';
@@ -53,7 +55,7 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
  * The GraphQL API (DESIGN §3.7) on the REST API's server: the same authentication, rate-limit
  * counter and services. HTTP through mercurius; subscriptions through graphql-ws on the same path.
  */
-export async function graphqlApi(app: FastifyInstance, { services, auth, events }: GraphqlDeps): Promise<void> {
+export async function graphqlApi(app: FastifyInstance, { services, auth, events, secretKey }: GraphqlDeps): Promise<void> {
   const schema = executableSchema({ ...resolvers, Subscription: subscriptionResolvers(events) });
   const sdl = printSchema(schema);
 
@@ -62,7 +64,7 @@ export async function graphqlApi(app: FastifyInstance, { services, auth, events 
   });
 
   await app.register(async (graphql) => {
-    graphql.decorateRequest('caller', null as unknown as Caller);
+    graphql.decorateRequest('caller', null as unknown as never);
     graphql.addHook('onRequest', async (request, reply) => {
       if (isUpgrade(request)) return; // the socket authenticates in connection_init (subscriptions.ts)
       try {
@@ -78,7 +80,7 @@ export async function graphqlApi(app: FastifyInstance, { services, auth, events 
       if (problem) return reply.send({ data: null, errors: [tooComplex(problem).toJSON()] });
     });
     // mercurius declares GET /api/graphql; the same route takes the WebSocket upgrade.
-    const wsHandler = subscriptionHandler({ schema, services, auth, log: graphql.log });
+    const wsHandler = subscriptionHandler({ schema, services, auth, secretKey, log: graphql.log });
     graphql.addHook('onRoute', (route) => {
       if (route.url !== graphqlPath) return;
       if (route.method === 'GET') route.wsHandler = wsHandler;
@@ -91,7 +93,7 @@ export async function graphqlApi(app: FastifyInstance, { services, auth, events 
       path: graphqlPath,
       graphiql: false,
       allowBatchedQueries: true,
-      context: (request: FastifyRequest) => graphqlContext(services, request.caller),
+      context: (request: FastifyRequest) => graphqlContext(services, request.caller, secretKey),
       errorFormatter,
       errorHandler: handleError,
     };

@@ -11,7 +11,7 @@ import type { User } from '../modules/users/schema.js';
 import { CreateWebhook } from '../modules/webhooks/request-schema.js';
 import type { Webhook } from '../modules/webhooks/schema.js';
 import { found } from '../platform/errors.js';
-import { asRestBody, type ListArgs, lowerOrUndefined, pageOf } from './arguments.js';
+import { asRestBody, type ListArgs, lowerOrUndefined } from './arguments.js';
 import type { GraphqlContext } from './context.js';
 
 type Input = Record<string, unknown>;
@@ -26,33 +26,33 @@ async function projectOf(parent: { projectId: string }, _args: unknown, ctx: Gra
 /** Query and Mutation call the module services, exactly as the REST routes do; types map fields. */
 export const resolvers = {
   Query: {
-    projects: async (_: unknown, args: ListArgs, { services, caller }: GraphqlContext) =>
-      (await services.projects.list(caller.orgId, pageOf(args))).data,
+    projects: async (_: unknown, args: ListArgs, { services, caller, page }: GraphqlContext) =>
+      (await services.projects.list(caller.orgId, page(args))).data,
     project: (_: unknown, { id }: IdArgs, { services, caller }: GraphqlContext) => services.projects.get(caller.orgId, id),
-    alerts: async (_: unknown, args: ListArgs & { filter?: Input | null }, { services, caller }: GraphqlContext) => {
+    alerts: async (_: unknown, args: ListArgs & { filter?: Input | null }, { services, caller, page }: GraphqlContext) => {
       const filter = args.filter ?? {};
       const filters = {
         projectId: (filter.projectId as string | null | undefined) ?? undefined,
         status: lowerOrUndefined<Alert['status']>(filter.status as string | null | undefined),
         severity: lowerOrUndefined<Alert['severity']>(filter.severity as string | null | undefined),
       };
-      return (await services.alerts.list(caller.orgId, filters, pageOf(args))).data;
+      return (await services.alerts.list(caller.orgId, filters, page(args))).data;
     },
     alert: (_: unknown, { id }: IdArgs, { services, caller }: GraphqlContext) => services.alerts.get(caller.orgId, id),
-    connections: async (_: unknown, args: ListArgs, { services, caller }: GraphqlContext) =>
-      (await services.connections.list(caller.orgId, pageOf(args))).data,
+    connections: async (_: unknown, args: ListArgs, { services, caller, page }: GraphqlContext) =>
+      (await services.connections.list(caller.orgId, page(args))).data,
     connection: (_: unknown, { id }: IdArgs, { services, caller }: GraphqlContext) => services.connections.get(caller.orgId, id),
-    history: async (_: unknown, args: ListArgs & { projectId?: string | null }, { services, caller }: GraphqlContext) =>
-      (await services.history.list(caller.orgId, { projectId: args.projectId ?? undefined }, pageOf(args))).data,
-    users: async (_: unknown, args: ListArgs, { services, caller }: GraphqlContext) =>
-      (await services.users.list(caller.orgId, {}, pageOf(args))).data,
+    history: async (_: unknown, args: ListArgs & { projectId?: string | null }, { services, caller, page }: GraphqlContext) =>
+      (await services.history.list(caller.orgId, { projectId: args.projectId ?? undefined }, page(args))).data,
+    users: async (_: unknown, args: ListArgs, { services, caller, page }: GraphqlContext) =>
+      (await services.users.list(caller.orgId, {}, page(args))).data,
     user: (_: unknown, { id }: IdArgs, { services, caller }: GraphqlContext) => services.users.get(caller.orgId, id),
     usage: (_: unknown, _args: unknown, { services, caller }: GraphqlContext) => services.usage.current(caller.orgId),
-    webhooks: async (_: unknown, args: ListArgs, { services, caller }: GraphqlContext) =>
-      (await services.webhooks.list(caller.orgId, pageOf(args))).data,
+    webhooks: async (_: unknown, args: ListArgs, { services, caller, page }: GraphqlContext) =>
+      (await services.webhooks.list(caller.orgId, page(args))).data,
     webhook: (_: unknown, { id }: IdArgs, { services, caller }: GraphqlContext) => services.webhooks.get(caller.orgId, id),
-    datasets: async (_: unknown, args: ListArgs & { projectId?: string | null }, { services, caller }: GraphqlContext) =>
-      (await services.datasets.list(caller.orgId, args.projectId ?? undefined, pageOf(args))).data,
+    datasets: async (_: unknown, args: ListArgs & { projectId?: string | null }, { services, caller, page }: GraphqlContext) =>
+      (await services.datasets.list(caller.orgId, args.projectId ?? undefined, page(args))).data,
     dataset: (_: unknown, { id }: IdArgs, { services, caller }: GraphqlContext) => services.datasets.get(caller.orgId, id),
   },
 
@@ -90,7 +90,7 @@ export const resolvers = {
     alerts: (project: Project, args: ListArgs & { status?: string | null; severity?: string | null }, ctx: GraphqlContext) =>
       ctx.loaders.alertsOfProject(project.id, {
         filters: { status: lowerOrUndefined(args.status), severity: lowerOrUndefined(args.severity) },
-        page: pageOf(args),
+        page: ctx.page(args),
       }),
   },
   Alert: {

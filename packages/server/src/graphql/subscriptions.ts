@@ -45,6 +45,7 @@ export interface SubscriptionDeps {
   schema: GraphQLSchema;
   services: Services;
   auth: AuthOptions;
+  secretKey: string;
   log: FastifyBaseLogger;
 }
 
@@ -58,7 +59,7 @@ function closeFor(error: unknown, close: (code: number, reason: string) => void)
  * lets the connection close with the protocol's 4401/4403 codes; mercurius' own WebSocket server
  * cannot choose a close code for a refused connection_init.
  */
-export function subscriptionHandler({ schema, services, auth, log }: SubscriptionDeps) {
+export function subscriptionHandler({ schema, services, auth, secretKey, log }: SubscriptionDeps) {
   return makeHandler<{ authorization?: unknown }, Connection>({
     schema,
     onConnect: async (ctx) => {
@@ -100,7 +101,7 @@ export function subscriptionHandler({ schema, services, auth, log }: Subscriptio
         document,
         variableValues: payload.variables,
         operationName: payload.operationName,
-        contextValue: graphqlContext(services, caller, true),
+        contextValue: graphqlContext(services, caller, secretKey, true),
       };
     },
     onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) =>

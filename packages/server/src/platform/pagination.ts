@@ -37,7 +37,7 @@ export interface PageWindow {
   scope: CursorScope;
 }
 
-interface CursorScope {
+export interface CursorScope {
   orgId: string;
   secretKey: string;
 }
@@ -45,7 +45,8 @@ interface CursorScope {
 const seal = (id: string, { orgId, secretKey }: CursorScope): Buffer =>
   createHmac('sha256', secretKey).update(`cursor\n${orgId}\n${id}`).digest().subarray(0, 12);
 
-const cursorOf = (id: string, scope: CursorScope): string =>
+/** The cursor that continues a list after the item `id`. */
+export const cursorOf = (id: string, scope: CursorScope): string =>
   `${Buffer.from(id, 'utf8').toString('base64url')}.${seal(id, scope).toString('base64url')}`;
 
 /**

@@ -26,7 +26,7 @@ export class AlertService {
     page: PageQuery,
   ): Promise<Map<string, Alert[]>> {
     const byProject = new Map<string, Alert[]>(projectIds.map((id) => [id, []]));
-    for (const alert of await listAlertsOfProjects(this.ctx.db, orgId, projectIds, filters, pageWindow(page))) {
+    for (const alert of await listAlertsOfProjects(this.ctx.db, orgId, projectIds, filters, pageWindow(page, orgId, this.ctx.config.secretKey))) {
       byProject.get(alert.projectId)?.push(alert);
     }
     return byProject;

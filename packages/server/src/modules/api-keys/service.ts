@@ -50,7 +50,7 @@ export class ApiKeyService {
   }
 
   async list(orgId: string, page: PageQuery): Promise<Page<ApiKey>> {
-    const window = pageWindow(page);
+    const window = pageWindow(page, orgId, this.ctx.config.secretKey);
     return toPage(await listApiKeys(this.ctx.db, orgId, window), window);
   }
 

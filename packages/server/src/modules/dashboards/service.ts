@@ -20,7 +20,7 @@ export class DashboardService {
   }
 
   async list(orgId: string, query: DashboardListQuery): Promise<Page<Dashboard>> {
-    const window = pageWindow(query);
+    const window = pageWindow(query, orgId, this.ctx.config.secretKey);
     return toPage(await listDashboards(this.ctx.db, orgId, query.projectId, window), window);
   }
 

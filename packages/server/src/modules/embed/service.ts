@@ -58,7 +58,7 @@ export class EmbedService {
   }
 
   async listTokens(orgId: string, query: EmbedTokenListQuery): Promise<Page<EmbedToken>> {
-    const window = pageWindow(query);
+    const window = pageWindow(query, orgId, this.ctx.config.secretKey);
     return toPage(await listEmbedTokens(this.ctx.db, orgId, query.dashboardId, window), window);
   }
 

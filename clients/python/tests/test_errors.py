@@ -7,7 +7,7 @@ from typing import Iterator, List
 import pytest
 
 from tests.conftest import MakeClient, Orgs
-from tests.support.clients import collect, resolve
+from tests.support.clients import resolve
 from tests.support.fake_llm import FakeLlm
 from tests.support.server import Org, VigilServer
 from vigil import (
@@ -60,14 +60,15 @@ async def test_403_plan_without_api_access(make_client: MakeClient, orgs: Orgs) 
     assert (raised.value.status, raised.value.code) == (403, "PLAN_UPGRADE_REQUIRED")
 
 
-async def test_404_and_409(make_client: MakeClient) -> None:
+async def test_404_and_409(make_client: MakeClient, unique: str) -> None:
     v, _ = make_client()
     with pytest.raises(NotFoundError) as missing:
         await resolve(v.alerts.retrieve("alrt_01jd3v7f3ygc0x6m8pj6kq2e9r"))
     assert (missing.value.status, missing.value.code) == (404, "NOT_FOUND")
-    admins = await collect(v.users.list(role="admin", status="active"))
+    joined = await resolve(v.users.invite(email=f"joined.{unique}@example.com", role="viewer"))
+    await resolve(v.users.activate(joined.id))
     with pytest.raises(ConflictError) as conflict:
-        await resolve(v.users.activate(admins[0].id))
+        await resolve(v.users.activate(joined.id))
     assert conflict.value.status == 409 and isinstance(conflict.value, APIError)
 
 

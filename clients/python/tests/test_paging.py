@@ -1,11 +1,15 @@
 """Lists are pages with `data`, `has_more`, `next_cursor` and `next_page()`; iterating one walks
 every item of every page, fetching each page only when it is reached."""
 
+import uuid
 from typing import AsyncIterator, Iterator, List, Union
+
+import pytest
 
 from tests.conftest import MakeClient
 from tests.support.clients import collect, resolve
-from vigil import Alert, AsyncPage, AsyncVigil, Page, Vigil
+from tests.support.server import VigilServer
+from vigil import Alert, AsyncPage, AsyncVigil, Page, ValidationError, Vigil
 
 
 async def test_pages_and_lazy_iteration(make_client: MakeClient) -> None:
@@ -40,3 +44,18 @@ async def test_pages_and_lazy_iteration(make_client: MakeClient) -> None:
 
     walked = await collect(v.alerts.list(project_id=project.id, limit=100))
     assert len(walked) == 25 and len(recorder.exchanges) == 4
+
+
+async def test_a_cursor_is_only_good_in_its_organization(make_client: MakeClient, server: VigilServer) -> None:
+    v, _ = make_client()
+    project = await resolve(v.projects.create(name="Two pages"))
+    for number in range(2):
+        await resolve(v.alerts.create(project_id=project.id, title=f"Alert {number}", severity="info"))
+    first = await resolve(v.alerts.list(project_id=project.id, limit=1))
+    assert isinstance(first, (Page, AsyncPage)) and first.next_cursor is not None
+
+    other, _ = make_client(api_key=server.create_org(f"Other {uuid.uuid4().hex[:6]}", "business").api_key)
+    for cursor in (first.next_cursor, "forged"):
+        with pytest.raises(ValidationError) as refused:
+            await resolve(other.alerts.list(cursor=cursor))
+        assert refused.value.status == 422

@@ -45,9 +45,11 @@ async def test_alerts_and_their_lifecycle(v: AnyVigil, unique: str) -> None:
     assert isinstance(alert, Alert)
     assert (alert.status, alert.severity, alert.value, alert.acknowledged_at) == ("active", "high", "912 ms", None)
 
-    users = await collect(v.users.list(status="active", role="admin"))
-    assigned = await resolve(v.alerts.assign(alert.id, user_id=users[0].id))
-    assert assigned.assignee_id == users[0].id
+    # The founding admin is still invited (they join through the invitation link): assign someone active.
+    on_call = await resolve(v.users.invite(email=f"on-call.{unique}@example.com", role="member"))
+    await resolve(v.users.activate(on_call.id))
+    assigned = await resolve(v.alerts.assign(alert.id, user_id=on_call.id))
+    assert assigned.assignee_id == on_call.id
 
     acknowledged = await resolve(v.alerts.acknowledge(alert.id))
     assert acknowledged.status == "acknowledged" and isinstance(acknowledged.acknowledged_at, datetime)
@@ -72,6 +74,8 @@ async def test_alerts_and_their_lifecycle(v: AnyVigil, unique: str) -> None:
 async def test_users(v: AnyVigil, unique: str) -> None:
     invited = await resolve(v.users.invite(email=f"dana.{unique}@example.com", role="member", name="Dana"))
     assert (invited.status, invited.role, invited.name) == ("invited", "member", "Dana")
+    assert invited.invite_url is not None and urlparse(invited.invite_url).scheme == "http"
+    assert (await resolve(v.users.retrieve(invited.id))).invite_url is None
 
     active = await resolve(v.users.activate(invited.id))
     assert active.status == "active"

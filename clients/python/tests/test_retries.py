@@ -80,8 +80,10 @@ async def test_connection_errors_are_retried_with_growing_waits(make_client: Mak
 async def test_a_503_is_retried_then_raised(make_client: MakeClient, without_ai: Tuple[VigilServer, Org]) -> None:
     server, org = without_ai
     v, recorder = make_client(api_key=org.api_key, base_url=server.base_url, max_retries=2)
+    project = await resolve(v.projects.create(name="Asked without AI"))  # an unknown project is a 404 first
+    recorder.exchanges.clear()
     with pytest.raises(InternalServerError) as raised:
-        await resolve(v.chat.ask(message="How many alerts?", project_id="proj_01jd3v7f3ygc0x6m8pj6kq2e9r"))
+        await resolve(v.chat.ask(message="How many alerts?", project_id=project.id))
     assert (raised.value.status, raised.value.code) == (503, "SERVICE_UNAVAILABLE")
     assert recorder.statuses == [503, 503, 503]
     assert len({exchange.idempotency_key for exchange in recorder.exchanges}) == 1

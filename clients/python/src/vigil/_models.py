@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from datetime import date as Date
 from datetime import datetime
-from typing import Any, Dict, List, Literal, Optional
+from typing import Any, Dict, List, Literal, Optional, TypedDict
 
 Severity = Literal["critical", "high", "medium", "low", "info"]
 AlertStatus = Literal["active", "acknowledged", "resolved"]
@@ -17,7 +17,19 @@ DeliveryStatus = Literal["pending", "delivered", "failed"]
 ExportResource = Literal["alerts", "history", "dataset"]
 ExportFormat = Literal["csv", "json", "xlsx"]
 ExportStatus = Literal["pending", "running", "completed", "failed"]
+WidgetKind = Literal["number", "line", "bar", "pie", "table", "alerts"]
+EmbedTheme = Literal["light", "dark"]
 Row = Dict[str, Any]
+
+
+class WidgetInput(TypedDict):
+    """A widget to create, as the API takes it: `query` is a structured query (`{"source": "alerts",
+    "measure": {"fn": "count"}, "groupBy": "severity"}`, keys in the API's camelCase) or `{"sql": "SELECT …"}`;
+    see docs/dashboards.md for every field."""
+
+    title: str
+    kind: WidgetKind
+    query: Dict[str, Any]
 
 
 @dataclass
@@ -254,6 +266,67 @@ class Export:
     updated_at: datetime
     completed_at: Optional[datetime]
     expires_at: Optional[datetime]
+
+
+@dataclass
+class Widget:
+    id: str
+    title: str
+    kind: WidgetKind
+    query: Dict[str, Any]
+    """As sent: a structured query (camelCase keys, as in the API) or `{"sql": …}`."""
+
+
+@dataclass
+class Dashboard:
+    id: str
+    project_id: str
+    name: str
+    description: Optional[str]
+    widgets: List[Widget]
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass
+class WidgetResult:
+    id: str
+    title: str
+    kind: WidgetKind
+    columns: List[str]
+    """For charts: the first column is the label, the second the value."""
+    rows: List[Row]
+    truncated: bool
+    error: Optional[str]
+    """Why this widget has no result (the dashboard's other widgets still have theirs)."""
+
+
+@dataclass
+class DashboardData:
+    dashboard_id: str
+    refreshed_at: datetime
+    widgets: List[WidgetResult]
+
+
+@dataclass
+class EmbedToken:
+    id: str
+    dashboard_id: str
+    theme: Optional[EmbedTheme]
+    created_at: datetime
+    expires_at: datetime
+    revoked_at: Optional[datetime]
+    token: Optional[str] = None
+    """Only in the answer to `embed.tokens.create`: the signed token, shown once."""
+    embed_url: Optional[str] = None
+    """Only in the answer to `embed.tokens.create`: the iframe page for this dashboard and token."""
+
+
+@dataclass
+class EmbedSettings:
+    allowed_origins: List[str]
+    """Origins (`scheme://host[:port]`) allowed to embed; empty: any origin (the token is the gate)."""
+    updated_at: Optional[datetime]
 
 
 @dataclass

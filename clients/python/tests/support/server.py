@@ -20,6 +20,11 @@ CLI = REPO_ROOT / "packages" / "server" / "bin" / "vigil.js"
 LISTENING = re.compile(r"listening on (http://\S+) ")
 
 
+def founder_email(org_name: str) -> str:
+    """An address at a domain made from the organization's name ("No AI" → admin@no-ai.example)."""
+    return f"admin@{re.sub(r'[^a-z0-9]+', '-', org_name.lower()).strip('-')}.example"
+
+
 def _clean_env(extra: Dict[str, str]) -> Dict[str, str]:
     inherited = {
         name: value
@@ -67,11 +72,11 @@ class VigilServer:
         return answer
 
     def create_org(self, name: str, plan: str) -> Org:
-        answer = self.admin({"kind": "org.create", "name": name, "plan": plan, "adminEmail": f"admin@{name.lower()}.example"})
+        answer = self.admin({"kind": "org.create", "name": name, "plan": plan, "adminEmail": founder_email(name)})
         return Org(id=answer["org"]["id"], api_key=answer["apiKey"])
 
     def create_org_with_cli(self, name: str, plan: str) -> Org:
-        answer = self.cli("org", "create", "--name", name, "--plan", plan, "--admin-email", f"admin@{name.lower()}.example")
+        answer = self.cli("org", "create", "--name", name, "--plan", plan, "--admin-email", founder_email(name))
         return Org(id=answer["org"]["id"], api_key=answer["apiKey"])
 
     def stop(self) -> None:

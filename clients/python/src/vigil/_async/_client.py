@@ -14,7 +14,9 @@ from .resources import (
     AsyncAlerts,
     AsyncChat,
     AsyncConnections,
+    AsyncDashboards,
     AsyncDatasets,
+    AsyncEmbed,
     AsyncExports,
     AsyncHistory,
     AsyncProjects,
@@ -55,6 +57,8 @@ class AsyncVigil:
         self.history = AsyncHistory(self)
         self.usage = AsyncUsage(self)
         self.exports = AsyncExports(self)
+        self.dashboards = AsyncDashboards(self)
+        self.embed = AsyncEmbed(self)
 
     @property
     def base_url(self) -> str:

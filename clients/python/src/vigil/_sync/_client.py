@@ -15,7 +15,9 @@ from .resources import (
     Alerts,
     Chat,
     Connections,
+    Dashboards,
     Datasets,
+    Embed,
     Exports,
     History,
     Projects,
@@ -56,6 +58,8 @@ class Vigil:
         self.history = History(self)
         self.usage = Usage(self)
         self.exports = Exports(self)
+        self.dashboards = Dashboards(self)
+        self.embed = Embed(self)
 
     @property
     def base_url(self) -> str:

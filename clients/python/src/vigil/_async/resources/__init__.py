@@ -1,7 +1,9 @@
 from .alerts import AsyncAlerts
 from .chat import AsyncChat
 from .connections import AsyncConnections
+from .dashboards import AsyncDashboards, AsyncDashboardWidgets
 from .datasets import AsyncDatasets
+from .embed import AsyncEmbed, AsyncEmbedSettingsResource, AsyncEmbedTokens
 from .exports import AsyncExports
 from .history import AsyncHistory
 from .projects import AsyncProjects
@@ -13,7 +15,12 @@ __all__ = [
     "AsyncAlerts",
     "AsyncChat",
     "AsyncConnections",
+    "AsyncDashboards",
+    "AsyncDashboardWidgets",
     "AsyncDatasets",
+    "AsyncEmbed",
+    "AsyncEmbedSettingsResource",
+    "AsyncEmbedTokens",
     "AsyncExports",
     "AsyncHistory",
     "AsyncProjects",

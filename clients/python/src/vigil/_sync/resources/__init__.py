@@ -2,7 +2,9 @@
 from .alerts import Alerts
 from .chat import Chat
 from .connections import Connections
+from .dashboards import Dashboards, DashboardWidgets
 from .datasets import Datasets
+from .embed import Embed, EmbedSettingsResource, EmbedTokens
 from .exports import Exports
 from .history import History
 from .projects import Projects
@@ -14,7 +16,12 @@ __all__ = [
     "Alerts",
     "Chat",
     "Connections",
+    "Dashboards",
+    "DashboardWidgets",
     "Datasets",
+    "Embed",
+    "EmbedSettingsResource",
+    "EmbedTokens",
     "Exports",
     "History",
     "Projects",

@@ -162,6 +162,10 @@ describe.each(receivers)('docs/webhooks.md $name, run as written', ({ name, file
     const hostile: [string, Buffer[]][] = [
       ['no signature at all', []],
       ['a non-ASCII byte in webhook-signature', [line('webhook-id: msg_a'), line(`webhook-timestamp: ${now}`), Buffer.concat([line('webhook-signature: v1,'), Buffer.from([0xff, 0xfe]), line('abc')])]],
+      [
+        'a non-ASCII byte in a signature as long as a real one (44 characters, 45 bytes)',
+        [line('webhook-id: msg_h'), line(`webhook-timestamp: ${now}`), Buffer.concat([line(`webhook-signature: v1,${'A'.repeat(43)}`), Buffer.from([0xe9])])],
+      ],
       ['a signature of another length', standard('msg_b', now, 'v1,c2hvcnQ=')],
       ['a forged signature of the right length', standard('msg_c', now, `v1,${Buffer.alloc(32, 7).toString('base64')}`)],
       ['a valid signature without its v1, prefix', standard('msg_valid', now, valid.slice(3))],

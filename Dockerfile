@@ -1,4 +1,12 @@
 # Vigil: one image for every role (VIGIL_ROLE=api|worker|all). docs/operations.md, "Containers".
+# The console and the embed component are built with their dev dependencies (Vite), in a stage of
+# their own, so that the image holds only their built files.
+FROM node:22-bookworm-slim AS front-end
+WORKDIR /app
+COPY package.json package-lock.json .npmrc tsconfig.json ./
+COPY packages packages
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm run build -w packages/console -w packages/embed
+
 FROM node:22-bookworm-slim
 
 ENV NODE_ENV=production \
@@ -8,11 +16,18 @@ ENV NODE_ENV=production \
 
 WORKDIR /app
 # Dependencies first, so that a change of source reuses this layer. tsx runs the TypeScript as is.
+# Every workspace's package.json, because the lockfile names them all; --ignore-scripts skips the
+# root's prepare (the front end comes built from the stage above).
 COPY package.json package-lock.json .npmrc ./
 COPY packages/server/package.json packages/server/
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY packages/client/package.json packages/client/
+COPY packages/console/package.json packages/console/
+COPY packages/embed/package.json packages/embed/
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY packages/server/bin packages/server/bin
 COPY packages/server/src packages/server/src
+COPY --from=front-end /app/packages/console/dist packages/console/dist
+COPY --from=front-end /app/packages/embed/dist packages/embed/dist
 COPY tsconfig.json LICENSE ./
 
 # Not root: the image's `node` user owns only the data directory (embedded PGlite, secret key, exports).

@@ -3,7 +3,9 @@ import { APIConnectionError, APIError, APITimeoutError, errorFor, VigilError } f
 import { Alerts } from './resources/alerts.js';
 import { Chat } from './resources/chat.js';
 import { Connections } from './resources/connections.js';
+import { Dashboards } from './resources/dashboards.js';
 import { Datasets } from './resources/datasets.js';
+import { Embed } from './resources/embed.js';
 import { Exports } from './resources/exports.js';
 import { History } from './resources/history.js';
 import { Projects } from './resources/projects.js';
@@ -91,6 +93,8 @@ export class Vigil {
   readonly history = new History(this);
   readonly usage = new Usage(this);
   readonly exports = new Exports(this);
+  readonly dashboards = new Dashboards(this);
+  readonly embed = new Embed(this);
   readonly #apiKey: string;
   readonly #fetch: typeof fetch;
   readonly #defaultHeaders: Record<string, string>;

@@ -21,6 +21,14 @@ export type HistoryEntry = DataOf<Operation<'/api/v1/history', 'get'>>;
 export type HistoryEntryWithRows = DataOf<Operation<'/api/v1/history/{id}', 'get'>>;
 export type Usage = DataOf<Operation<'/api/v1/usage', 'get'>>;
 export type Export = DataOf<Operation<'/api/v1/exports/{id}', 'get'>>;
+export type Dashboard = DataOf<Operation<'/api/v1/dashboards/{id}', 'get'>>;
+/** Every widget's current result: `{dashboardId, refreshedAt, widgets: [{id, title, kind, columns, rows, truncated, error}]}`. */
+export type DashboardData = DataOf<Operation<'/api/v1/dashboards/{id}/data', 'get'>>;
+/** An embed token as listed: never the token string itself. */
+export type EmbedToken = DataOf<Operation<'/api/v1/embed/tokens', 'get'>>;
+/** An embed token as minted: with its `token` and `embedUrl`; the token is never shown again. */
+export type CreatedEmbedToken = DataOf<Operation<'/api/v1/embed/tokens', 'post'>>;
+export type EmbedSettings = DataOf<Operation<'/api/v1/embed/settings', 'get'>>;
 
 /** A webhook delivery's body, typed by its `event`: `event.event === 'alert.created'` makes `event.data` an `Alert`. */
 export type WebhookEvent = components['schemas']['WebhookEvent'];

@@ -8,7 +8,7 @@ export const segment = (id: string): string => encodeURIComponent(id);
 export abstract class APIResource {
   constructor(protected readonly client: Vigil) {}
 
-  protected async data<T>(request: ApiRequest): Promise<T> {
+  protected async requestData<T>(request: ApiRequest): Promise<T> {
     return this.client.request(request, async (response) => ((await response.json()) as { data: T }).data);
   }
 

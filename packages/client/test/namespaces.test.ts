@@ -185,6 +185,84 @@ describe('every namespace of the client against a real server', () => {
     expect(text).toContain('Exported alert');
   });
 
+  it('dashboards: create with structured widgets, read their data, add a widget, update, list, delete', async () => {
+    const project = await vigil.projects.create({ name: 'Shop' });
+    await vigil.alerts.create({ title: 'Disk full', severity: 'critical', projectId: project.id });
+    await vigil.alerts.create({ title: 'CPU hot', severity: 'critical', projectId: project.id });
+    await vigil.alerts.create({ title: 'Slow page', severity: 'low', projectId: project.id });
+    const sales = await vigil.datasets.upload(project.id, 'region,amount\neu,30\nus,50\neu,15\n', { name: 'sales' });
+
+    const dashboard = await vigil.dashboards.create({
+      projectId: project.id,
+      name: 'Shop health',
+      widgets: [
+        { title: 'Alerts by severity', kind: 'pie', query: { source: 'alerts', measure: { fn: 'count' }, groupBy: 'severity' } },
+        { title: 'Sales by region', kind: 'bar', query: { source: 'dataset', datasetId: sales.id, measure: { fn: 'sum', column: 'amount' }, groupBy: 'region' } },
+      ],
+    });
+    expect(dashboard).toMatchObject({ id: expect.stringMatching(/^dash_/), projectId: project.id, name: 'Shop health' });
+    expect(dashboard.widgets.map((w) => w.id)).toEqual([expect.stringMatching(/^wgt_/), expect.stringMatching(/^wgt_/)]);
+
+    const data = await vigil.dashboards.data(dashboard.id);
+    expect(data.dashboardId).toBe(dashboard.id);
+    expect(data.widgets.map((w) => ({ title: w.title, columns: w.columns, rows: w.rows, error: w.error }))).toEqual([
+      { title: 'Alerts by severity', columns: ['severity', 'count'], rows: [{ severity: 'critical', count: 2 }, { severity: 'low', count: 1 }], error: null },
+      { title: 'Sales by region', columns: ['region', 'sum'], rows: [{ region: 'us', sum: 50 }, { region: 'eu', sum: 45 }], error: null },
+    ]);
+
+    const withNumber = await vigil.dashboards.widgets.add(dashboard.id, {
+      title: 'Active alerts',
+      kind: 'number',
+      query: { source: 'alerts', measure: { fn: 'count' }, filters: [{ column: 'status', op: 'eq', value: 'active' }] },
+    });
+    expect(withNumber.widgets.map((w) => w.title)).toEqual(['Alerts by severity', 'Sales by region', 'Active alerts']);
+    expect((await vigil.dashboards.data(dashboard.id)).widgets[2].rows).toEqual([{ count: 3 }]);
+
+    await expect(
+      vigil.dashboards.widgets.add(dashboard.id, { title: 'Misspelt', kind: 'bar', query: { source: 'alerts', measure: { fn: 'count' }, groupBy: 'sevrity' } }),
+    ).rejects.toMatchObject({ status: 422, code: 'VALIDATION_ERROR' });
+
+    const renamed = await vigil.dashboards.update(dashboard.id, { name: 'Shop at a glance' });
+    expect(renamed).toMatchObject({ name: 'Shop at a glance', widgets: withNumber.widgets });
+    expect(await vigil.dashboards.retrieve(dashboard.id)).toEqual(renamed);
+    expect((await vigil.dashboards.list({ projectId: project.id })).data.map((d) => d.id)).toEqual([dashboard.id]);
+    await vigil.dashboards.delete(dashboard.id);
+    await expect(vigil.dashboards.retrieve(dashboard.id)).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+  });
+
+  it('embed: mint a token that reads its dashboard, list and revoke it; set the allowed origins', async () => {
+    const dashboard = await vigil.dashboards.create({
+      projectId,
+      name: 'Embedded',
+      widgets: [{ title: 'Alerts', kind: 'number', query: { source: 'alerts', measure: { fn: 'count' } } }],
+    });
+    const readEmbedded = (token: string, origin?: string) =>
+      fetch(`${server.t.baseUrl}/embed/api/dashboards/${dashboard.id}`, {
+        headers: { authorization: `Bearer ${token}`, ...(origin ? { origin } : {}) },
+      });
+
+    const minted = await vigil.embed.tokens.create({ dashboardId: dashboard.id, expiresInSeconds: 900, theme: 'dark' });
+    expect(minted).toMatchObject({ id: expect.any(String), dashboardId: dashboard.id, theme: 'dark', token: expect.any(String), revokedAt: null });
+    expect(minted.embedUrl).toContain(dashboard.id);
+    expect((await readEmbedded(minted.token)).status).toBe(200);
+
+    const listed = await vigil.embed.tokens.list({ dashboardId: dashboard.id });
+    expect(listed.data.map((t) => t.id)).toEqual([minted.id]);
+    expect(listed.data[0]).not.toHaveProperty('token');
+
+    const settings = await vigil.embed.settings.update({ allowedOrigins: ['https://app.example.com'] });
+    expect(settings.allowedOrigins).toEqual(['https://app.example.com']);
+    expect((await vigil.embed.settings.retrieve()).allowedOrigins).toEqual(['https://app.example.com']);
+    expect((await readEmbedded(minted.token, 'https://app.example.com')).status).toBe(200);
+    expect((await readEmbedded(minted.token, 'https://elsewhere.example.com')).status).toBe(403);
+    await vigil.embed.settings.update({ allowedOrigins: [] });
+
+    await vigil.embed.tokens.delete(minted.id);
+    expect((await vigil.embed.tokens.list({ dashboardId: dashboard.id })).data[0].revokedAt).toEqual(expect.any(String));
+    await waitFor(() => readEmbedded(minted.token), (response) => response.status === 401, 'the revocation');
+    await vigil.dashboards.delete(dashboard.id);
+  });
+
   it('webhooks: create, update, rotate the secret, deliveries list/retrieve/retry, recover, delete; real deliveries verify', async () => {
     const hook = await vigil.webhooks.create({ name: 'Pager', url: server.receiver.url('/client-hook'), events: ['alert.created'] });
     expect(hook.secret).toMatch(/^whsec_/);

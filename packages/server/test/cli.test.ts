@@ -97,7 +97,7 @@ describe('vigil on the embedded database, with no server running', () => {
     } finally {
       await data.remove();
     }
-  });
+  }, 180_000);
 });
 
 describe('vigil keeps the embedded data private and checks what it stores', () => {
@@ -192,7 +192,7 @@ describe.runIf(postgresUrl)('vigil against PostgreSQL', () => {
       } finally {
         await db.close();
       }
-  });
+  }, 180_000);
 });
 
 describe('vigil while a server runs on the same embedded data directory', () => {

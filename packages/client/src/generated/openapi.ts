@@ -98,6 +98,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description Admin console sessions only: an API key or a member or viewer session gets 403 FORBIDDEN.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Admin console sessions only: an API key or a member or viewer session gets 403 FORBIDDEN.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Admin console sessions only: an API key or a member or viewer session gets 403 FORBIDDEN.
+         */
+        delete: operations["deleteApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/chat": {
         parameters: {
             query?: never;
@@ -198,6 +242,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dashboards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List dashboards, newest first */
+        get: operations["listDashboards"];
+        put?: never;
+        /** Create a dashboard in a project */
+        post: operations["createDashboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dashboards/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a dashboard with its widgets */
+        get: operations["retrieveDashboard"];
+        put?: never;
+        post?: never;
+        /** Delete a dashboard and its embed tokens */
+        delete: operations["deleteDashboard"];
+        options?: never;
+        head?: never;
+        /** Rename a dashboard or replace its widgets */
+        patch: operations["updateDashboard"];
+        trace?: never;
+    };
+    "/api/v1/dashboards/{id}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every widget's current result */
+        get: operations["retrieveDashboardData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dashboards/{id}/widgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Append a widget, or make one from a chat answer's SQL */
+        post: operations["addDashboardWidget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/datasets": {
         parameters: {
             query?: never;
@@ -254,6 +369,59 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/embed/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The origins allowed to embed dashboards */
+        get: operations["retrieveEmbedSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set the origins allowed to embed dashboards (empty: any) */
+        patch: operations["updateEmbedSettings"];
+        trace?: never;
+    };
+    "/api/v1/embed/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List embed tokens (never the tokens themselves) */
+        get: operations["listEmbedTokens"];
+        put?: never;
+        /** Mint a token that lets a web page show one dashboard */
+        post: operations["createEmbedToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/embed/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an embed token (effective within a second) */
+        delete: operations["deleteEmbedToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -444,7 +612,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a user
-         * @description The user is invited until they set a password.
+         * @description The user is invited until they set a password at the one-time inviteUrl (valid 7 days) in the answer.
          */
         post: operations["inviteUser"];
         delete?: never;
@@ -1597,7 +1765,7 @@ export interface components {
              * @description What went wrong, for programs: stable across releases.
              * @enum {string}
              */
-            code: "UNAUTHORIZED" | "PLAN_UPGRADE_REQUIRED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "AI_PROVIDER_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "UNAUTHORIZED" | "PLAN_UPGRADE_REQUIRED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "AI_PROVIDER_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description One entry per field with a problem. */
             details?: {
                 field: string;
@@ -2950,6 +3118,318 @@ export interface operations {
             };
         };
     };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKey"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Omit for a key that never expires. */
+                    expiresInDays?: number;
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description svc_live_…, shown once. */
+                            apiKey: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: string | null;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            id: string;
+                            /** Format: date-time */
+                            lastUsedAt: string | null;
+                            name: string;
+                            /** @description The first characters of the key, to recognise it by. */
+                            prefix: string;
+                            /** Format: date-time */
+                            revokedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     askChat: {
         parameters: {
             query?: never;
@@ -3883,6 +4363,1176 @@ export interface operations {
             };
         };
     };
+    listDashboards: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+                projectId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** @example dash_01jd3v7f3ygc0x6m8pj6kq2e9r */
+                            id: string;
+                            name: string;
+                            projectId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            widgets: {
+                                /** @example wgt_01jd3v7f3ygc0x6m8pj6kq2e9r */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "number" | "line" | "bar" | "pie" | "table" | "alerts";
+                                query: {
+                                    /**
+                                     * @description Truncates a date or timestamp groupBy column to this unit.
+                                     * @enum {string}
+                                     */
+                                    bucket?: "hour" | "day" | "week" | "month";
+                                    /** @description Without a measure: the columns to list (all when omitted). */
+                                    columns?: string[];
+                                    datasetId?: string;
+                                    filters?: {
+                                        column: string;
+                                        /** @enum {string} */
+                                        op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in";
+                                        value: (string | number | boolean) | (string | number | boolean)[];
+                                    }[];
+                                    groupBy?: string;
+                                    limit?: number;
+                                    /** @description count needs no column; sum and avg a numeric one; min and max a numeric, date or timestamp one. */
+                                    measure?: {
+                                        column?: string;
+                                        /** @enum {string} */
+                                        fn: "count" | "sum" | "avg" | "min" | "max";
+                                    };
+                                    orderBy?: {
+                                        /** @description "label", "value" or, without a measure, a column. */
+                                        column: string;
+                                        /** @enum {string} */
+                                        direction?: "asc" | "desc";
+                                    };
+                                    /**
+                                     * @description The project's alerts, or one of its datasets (then datasetId).
+                                     * @enum {string}
+                                     */
+                                    source: "alerts" | "dataset";
+                                } | {
+                                    /** @description One SELECT over the project's tables, run through the AI component's guard. */
+                                    sql: string;
+                                };
+                                title: string;
+                            }[];
+                        }[];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    name: string;
+                    projectId: string;
+                    widgets?: {
+                        /** @enum {string} */
+                        kind: "number" | "line" | "bar" | "pie" | "table" | "alerts";
+                        query: {
+                            /**
+                             * @description Truncates a date or timestamp groupBy column to this unit.
+                             * @enum {string}
+                             */
+                            bucket?: "hour" | "day" | "week" | "month";
+                            /** @description Without a measure: the columns to list (all when omitted). */
+                            columns?: string[];
+                            datasetId?: string;
+                            filters?: {
+                                column: string;
+                                /** @enum {string} */
+                                op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in";
+                                value: (string | number | boolean) | (string | number | boolean)[];
+                            }[];
+                            groupBy?: string;
+                            limit?: number;
+                            /** @description count needs no column; sum and avg a numeric one; min and max a numeric, date or timestamp one. */
+                            measure?: {
+                                column?: string;
+                                /** @enum {string} */
+                                fn: "count" | "sum" | "avg" | "min" | "max";
+                            };
+                            orderBy?: {
+                                /** @description "label", "value" or, without a measure, a column. */
+                                column: string;
+                                /** @enum {string} */
+                                direction?: "asc" | "desc";
+                            };
+                            /**
+                             * @description The project's alerts, or one of its datasets (then datasetId).
+                             * @enum {string}
+                             */
+                            source: "alerts" | "dataset";
+                        } | {
+                            /** @description One SELECT over the project's tables, run through the AI component's guard. */
+                            sql: string;
+                        };
+                        title: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** @example dash_01jd3v7f3ygc0x6m8pj6kq2e9r */
+                            id: string;
+                            name: string;
+                            projectId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            widgets: {
+                                /** @example wgt_01jd3v7f3ygc0x6m8pj6kq2e9r */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "number" | "line" | "bar" | "pie" | "table" | "alerts";
+                                query: {
+                                    /**
+                                     * @description Truncates a date or timestamp groupBy column to this unit.
+                                     * @enum {string}
+                                     */
+                                    bucket?: "hour" | "day" | "week" | "month";
+                                    /** @description Without a measure: the columns to list (all when omitted). */
+                                    columns?: string[];
+                                    datasetId?: string;
+                                    filters?: {
+                                        column: string;
+                                        /** @enum {string} */
+                                        op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in";
+                                        value: (string | number | boolean) | (string | number | boolean)[];
+                                    }[];
+                                    groupBy?: string;
+                                    limit?: number;
+                                    /** @description count needs no column; sum and avg a numeric one; min and max a numeric, date or timestamp one. */
+                                    measure?: {
+                                        column?: string;
+                                        /** @enum {string} */
+                                        fn: "count" | "sum" | "avg" | "min" | "max";
+                                    };
+                                    orderBy?: {
+                                        /** @description "label", "value" or, without a measure, a column. */
+                                        column: string;
+                                        /** @enum {string} */
+                                        direction?: "asc" | "desc";
+                                    };
+                                    /**
+                                     * @description The project's alerts, or one of its datasets (then datasetId).
+                                     * @enum {string}
+                                     */
+                                    source: "alerts" | "dataset";
+                                } | {
+                                    /** @description One SELECT over the project's tables, run through the AI component's guard. */
+                                    sql: string;
+                                };
+                                title: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** @example dash_01jd3v7f3ygc0x6m8pj6kq2e9r */
+                            id: string;
+                            name: string;
+                            projectId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            widgets: {
+                                /** @example wgt_01jd3v7f3ygc0x6m8pj6kq2e9r */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "number" | "line" | "bar" | "pie" | "table" | "alerts";
+                                query: {
+                                    /**
+                                     * @description Truncates a date or timestamp groupBy column to this unit.
+                                     * @enum {string}
+                                     */
+                                    bucket?: "hour" | "day" | "week" | "month";
+                                    /** @description Without a measure: the columns to list (all when omitted). */
+                                    columns?: string[];
+                                    datasetId?: string;
+                                    filters?: {
+                                        column: string;
+                                        /** @enum {string} */
+                                        op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in";
+                                        value: (string | number | boolean) | (string | number | boolean)[];
+                                    }[];
+                                    groupBy?: string;
+                                    limit?: number;
+                                    /** @description count needs no column; sum and avg a numeric one; min and max a numeric, date or timestamp one. */
+                                    measure?: {
+                                        column?: string;
+                                        /** @enum {string} */
+                                        fn: "count" | "sum" | "avg" | "min" | "max";
+                                    };
+                                    orderBy?: {
+                                        /** @description "label", "value" or, without a measure, a column. */
+                                        column: string;
+                                        /** @enum {string} */
+                                        direction?: "asc" | "desc";
+                                    };
+                                    /**
+                                     * @description The project's alerts, or one of its datasets (then datasetId).
+                                     * @enum {string}
+                                     */
+                                    source: "alerts" | "dataset";
+                                } | {
+                                    /** @description One SELECT over the project's tables, run through the AI component's guard. */
+                                    sql: string;
+                                };
+                                title: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    name?: string;
+                    /** @description Replaces every widget, in this order. */
+                    widgets?: {
+                        /** @enum {string} */
+                        kind: "number" | "line" | "bar" | "pie" | "table" | "alerts";
+                        query: {
+                            /**
+                             * @description Truncates a date or timestamp groupBy column to this unit.
+                             * @enum {string}
+                             */
+                            bucket?: "hour" | "day" | "week" | "month";
+                            /** @description Without a measure: the columns to list (all when omitted). */
+                            columns?: string[];
+                            datasetId?: string;
+                            filters?: {
+                                column: string;
+                                /** @enum {string} */
+                                op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in";
+                                value: (string | number | boolean) | (string | number | boolean)[];
+                            }[];
+                            groupBy?: string;
+                            limit?: number;
+                            /** @description count needs no column; sum and avg a numeric one; min and max a numeric, date or timestamp one. */
+                            measure?: {
+                                column?: string;
+                                /** @enum {string} */
+                                fn: "count" | "sum" | "avg" | "min" | "max";
+                            };
+                            orderBy?: {
+                                /** @description "label", "value" or, without a measure, a column. */
+                                column: string;
+                                /** @enum {string} */
+                                direction?: "asc" | "desc";
+                            };
+                            /**
+                             * @description The project's alerts, or one of its datasets (then datasetId).
+                             * @enum {string}
+                             */
+                            source: "alerts" | "dataset";
+                        } | {
+                            /** @description One SELECT over the project's tables, run through the AI component's guard. */
+                            sql: string;
+                        };
+                        title: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** @example dash_01jd3v7f3ygc0x6m8pj6kq2e9r */
+                            id: string;
+                            name: string;
+                            projectId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            widgets: {
+                                /** @example wgt_01jd3v7f3ygc0x6m8pj6kq2e9r */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "number" | "line" | "bar" | "pie" | "table" | "alerts";
+                                query: {
+                                    /**
+                                     * @description Truncates a date or timestamp groupBy column to this unit.
+                                     * @enum {string}
+                                     */
+                                    bucket?: "hour" | "day" | "week" | "month";
+                                    /** @description Without a measure: the columns to list (all when omitted). */
+                                    columns?: string[];
+                                    datasetId?: string;
+                                    filters?: {
+                                        column: string;
+                                        /** @enum {string} */
+                                        op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in";
+                                        value: (string | number | boolean) | (string | number | boolean)[];
+                                    }[];
+                                    groupBy?: string;
+                                    limit?: number;
+                                    /** @description count needs no column; sum and avg a numeric one; min and max a numeric, date or timestamp one. */
+                                    measure?: {
+                                        column?: string;
+                                        /** @enum {string} */
+                                        fn: "count" | "sum" | "avg" | "min" | "max";
+                                    };
+                                    orderBy?: {
+                                        /** @description "label", "value" or, without a measure, a column. */
+                                        column: string;
+                                        /** @enum {string} */
+                                        direction?: "asc" | "desc";
+                                    };
+                                    /**
+                                     * @description The project's alerts, or one of its datasets (then datasetId).
+                                     * @enum {string}
+                                     */
+                                    source: "alerts" | "dataset";
+                                } | {
+                                    /** @description One SELECT over the project's tables, run through the AI component's guard. */
+                                    sql: string;
+                                };
+                                title: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveDashboardData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            dashboardId: string;
+                            /** Format: date-time */
+                            refreshedAt: string;
+                            widgets: {
+                                /** @description For charts: the first column is the label, the second the value. */
+                                columns: string[];
+                                /** @description Why this widget has no result (its other widgets still have theirs). */
+                                error: string | null;
+                                id: string;
+                                /** @enum {string} */
+                                kind: "number" | "line" | "bar" | "pie" | "table" | "alerts";
+                                rows: {
+                                    [key: string]: unknown;
+                                }[];
+                                title: string;
+                                truncated: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addDashboardWidget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "number" | "line" | "bar" | "pie" | "table" | "alerts";
+                    query: {
+                        /**
+                         * @description Truncates a date or timestamp groupBy column to this unit.
+                         * @enum {string}
+                         */
+                        bucket?: "hour" | "day" | "week" | "month";
+                        /** @description Without a measure: the columns to list (all when omitted). */
+                        columns?: string[];
+                        datasetId?: string;
+                        filters?: {
+                            column: string;
+                            /** @enum {string} */
+                            op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in";
+                            value: (string | number | boolean) | (string | number | boolean)[];
+                        }[];
+                        groupBy?: string;
+                        limit?: number;
+                        /** @description count needs no column; sum and avg a numeric one; min and max a numeric, date or timestamp one. */
+                        measure?: {
+                            column?: string;
+                            /** @enum {string} */
+                            fn: "count" | "sum" | "avg" | "min" | "max";
+                        };
+                        orderBy?: {
+                            /** @description "label", "value" or, without a measure, a column. */
+                            column: string;
+                            /** @enum {string} */
+                            direction?: "asc" | "desc";
+                        };
+                        /**
+                         * @description The project's alerts, or one of its datasets (then datasetId).
+                         * @enum {string}
+                         */
+                        source: "alerts" | "dataset";
+                    } | {
+                        /** @description One SELECT over the project's tables, run through the AI component's guard. */
+                        sql: string;
+                    };
+                    title: string;
+                } | {
+                    /** @description A chat answer's queryId: its SQL becomes the widget's query. */
+                    fromQueryId: string;
+                    /**
+                     * @description table when omitted.
+                     * @enum {string}
+                     */
+                    kind?: "number" | "line" | "bar" | "pie" | "table" | "alerts";
+                    /** @description The question asked, when omitted. */
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** @example dash_01jd3v7f3ygc0x6m8pj6kq2e9r */
+                            id: string;
+                            name: string;
+                            projectId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            widgets: {
+                                /** @example wgt_01jd3v7f3ygc0x6m8pj6kq2e9r */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "number" | "line" | "bar" | "pie" | "table" | "alerts";
+                                query: {
+                                    /**
+                                     * @description Truncates a date or timestamp groupBy column to this unit.
+                                     * @enum {string}
+                                     */
+                                    bucket?: "hour" | "day" | "week" | "month";
+                                    /** @description Without a measure: the columns to list (all when omitted). */
+                                    columns?: string[];
+                                    datasetId?: string;
+                                    filters?: {
+                                        column: string;
+                                        /** @enum {string} */
+                                        op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in";
+                                        value: (string | number | boolean) | (string | number | boolean)[];
+                                    }[];
+                                    groupBy?: string;
+                                    limit?: number;
+                                    /** @description count needs no column; sum and avg a numeric one; min and max a numeric, date or timestamp one. */
+                                    measure?: {
+                                        column?: string;
+                                        /** @enum {string} */
+                                        fn: "count" | "sum" | "avg" | "min" | "max";
+                                    };
+                                    orderBy?: {
+                                        /** @description "label", "value" or, without a measure, a column. */
+                                        column: string;
+                                        /** @enum {string} */
+                                        direction?: "asc" | "desc";
+                                    };
+                                    /**
+                                     * @description The project's alerts, or one of its datasets (then datasetId).
+                                     * @enum {string}
+                                     */
+                                    source: "alerts" | "dataset";
+                                } | {
+                                    /** @description One SELECT over the project's tables, run through the AI component's guard. */
+                                    sql: string;
+                                };
+                                title: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listDatasets: {
         parameters: {
             query?: {
@@ -4225,6 +5875,535 @@ export interface operations {
             };
             /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveEmbedSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Origins (scheme://host[:port]) allowed to embed; empty = any origin (the signed token is the gate). */
+                            allowedOrigins: string[];
+                            /** Format: date-time */
+                            updatedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateEmbedSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    allowedOrigins: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Origins (scheme://host[:port]) allowed to embed; empty = any origin (the signed token is the gate). */
+                            allowedOrigins: string[];
+                            /** Format: date-time */
+                            updatedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEmbedTokens: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                dashboardId?: string;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            dashboardId: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** @example emb_01jd3v7f3ygc0x6m8pj6kq2e9r */
+                            id: string;
+                            /** Format: date-time */
+                            revokedAt: string | null;
+                            theme: ("light" | "dark") | null;
+                        }[];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createEmbedToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    dashboardId: string;
+                    /** @description Default 600 (10 minutes), at most 86400. */
+                    expiresInSeconds?: number;
+                    /**
+                     * @description The theme the iframe page uses when its URL names none.
+                     * @enum {string}
+                     */
+                    theme?: "light" | "dark";
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            dashboardId: string;
+                            /** @description The iframe page for this dashboard and token. */
+                            embedUrl: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** @example emb_01jd3v7f3ygc0x6m8pj6kq2e9r */
+                            id: string;
+                            /** Format: date-time */
+                            revokedAt: string | null;
+                            theme: ("light" | "dark") | null;
+                            /** @description The signed token (a JWT); shown only in this response. */
+                            token: string;
+                        };
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteEmbedToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5850,7 +8029,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["User"];
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            email: string;
+                            /** @example usr_01jd3v7f3ygc0x6m8pj6kq2e9r */
+                            id: string;
+                            /** @description One-time link, valid 7 days, where the person sets a password and joins. */
+                            inviteUrl: string;
+                            name: string | null;
+                            /** @enum {string} */
+                            role: "admin" | "member" | "viewer";
+                            /** @enum {string} */
+                            status: "invited" | "active" | "deactivated";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
             };
@@ -6495,7 +8689,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    events: ("alert.created" | "alert.acknowledged" | "alert.assigned" | "alert.resolved" | "alert.critical" | "alert.deleted" | "csv.uploaded" | "data.db_import" | "query.completed" | "query.deleted" | "project.created" | "project.updated" | "project.deleted" | "db_connection.created" | "db_connection.updated" | "db_connection.deleted" | "user.invited" | "user.joined" | "user.activated" | "user.deactivated" | "billing.subscription_activated" | "billing.subscription_cancelled" | "billing.trial_expired" | "billing.payment_failed" | "webhook.created" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "api_key.created" | "api_key.deleted")[];
+                    /** @description The events to deliver; "*" subscribes to every event, including ones added later. */
+                    events: ("alert.created" | "alert.acknowledged" | "alert.assigned" | "alert.resolved" | "alert.critical" | "alert.deleted" | "csv.uploaded" | "data.db_import" | "query.completed" | "query.deleted" | "project.created" | "project.updated" | "project.deleted" | "db_connection.created" | "db_connection.updated" | "db_connection.deleted" | "user.invited" | "user.joined" | "user.activated" | "user.deactivated" | "billing.subscription_activated" | "billing.subscription_cancelled" | "billing.trial_expired" | "billing.payment_failed" | "webhook.created" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "api_key.created" | "api_key.deleted" | "*")[];
                     name: string;
                     /** @description https:// and a public address. */
                     url: string;
@@ -6790,7 +8985,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    events?: ("alert.created" | "alert.acknowledged" | "alert.assigned" | "alert.resolved" | "alert.critical" | "alert.deleted" | "csv.uploaded" | "data.db_import" | "query.completed" | "query.deleted" | "project.created" | "project.updated" | "project.deleted" | "db_connection.created" | "db_connection.updated" | "db_connection.deleted" | "user.invited" | "user.joined" | "user.activated" | "user.deactivated" | "billing.subscription_activated" | "billing.subscription_cancelled" | "billing.trial_expired" | "billing.payment_failed" | "webhook.created" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "api_key.created" | "api_key.deleted")[];
+                    /** @description The events to deliver; "*" subscribes to every event, including ones added later. */
+                    events?: ("alert.created" | "alert.acknowledged" | "alert.assigned" | "alert.resolved" | "alert.critical" | "alert.deleted" | "csv.uploaded" | "data.db_import" | "query.completed" | "query.deleted" | "project.created" | "project.updated" | "project.deleted" | "db_connection.created" | "db_connection.updated" | "db_connection.deleted" | "user.invited" | "user.joined" | "user.activated" | "user.deactivated" | "billing.subscription_activated" | "billing.subscription_cancelled" | "billing.trial_expired" | "billing.payment_failed" | "webhook.created" | "webhook.enabled" | "webhook.disabled" | "webhook.deleted" | "api_key.created" | "api_key.deleted" | "*")[];
                     isActive?: boolean;
                     name?: string;
                     /** @description https:// and a public address. */

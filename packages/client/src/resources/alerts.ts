@@ -14,15 +14,15 @@ export class Alerts extends APIResource {
   }
 
   create(params: AlertCreateParams, options?: RequestOptions): Promise<Alert> {
-    return this.data({ method: 'POST', path: '/alerts', body: params, options });
+    return this.requestData({ method: 'POST', path: '/alerts', body: params, options });
   }
 
   retrieve(id: string, options?: RequestOptions): Promise<Alert> {
-    return this.data({ method: 'GET', path: `/alerts/${segment(id)}`, options });
+    return this.requestData({ method: 'GET', path: `/alerts/${segment(id)}`, options });
   }
 
   update(id: string, params: AlertUpdateParams, options?: RequestOptions): Promise<Alert> {
-    return this.data({ method: 'PATCH', path: `/alerts/${segment(id)}`, body: params, options });
+    return this.requestData({ method: 'PATCH', path: `/alerts/${segment(id)}`, body: params, options });
   }
 
   delete(id: string, options?: RequestOptions): Promise<void> {
@@ -30,15 +30,15 @@ export class Alerts extends APIResource {
   }
 
   acknowledge(id: string, options?: RequestOptions): Promise<Alert> {
-    return this.data({ method: 'POST', path: `/alerts/${segment(id)}/acknowledge`, options });
+    return this.requestData({ method: 'POST', path: `/alerts/${segment(id)}/acknowledge`, options });
   }
 
   /** Assigns the alert to an active user of the organization. */
   assign(id: string, userId: string, options?: RequestOptions): Promise<Alert> {
-    return this.data({ method: 'POST', path: `/alerts/${segment(id)}/assign`, body: { userId }, options });
+    return this.requestData({ method: 'POST', path: `/alerts/${segment(id)}/assign`, body: { userId }, options });
   }
 
   resolve(id: string, options?: RequestOptions): Promise<Alert> {
-    return this.data({ method: 'POST', path: `/alerts/${segment(id)}/resolve`, options });
+    return this.requestData({ method: 'POST', path: `/alerts/${segment(id)}/resolve`, options });
   }
 }

@@ -8,6 +8,6 @@ export type ChatAskParams = BodyOf<Operation<'/api/v1/chat', 'post'>>;
 export class Chat extends APIResource {
   /** Asks a question about a project's data in plain language. */
   ask(params: ChatAskParams, options?: RequestOptions): Promise<ChatAnswer> {
-    return this.data({ method: 'POST', path: '/chat', body: params, options });
+    return this.requestData({ method: 'POST', path: '/chat', body: params, options });
   }
 }

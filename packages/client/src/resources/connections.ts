@@ -16,15 +16,15 @@ export class Connections extends APIResource {
   }
 
   create(params: ConnectionCreateParams, options?: RequestOptions): Promise<Connection> {
-    return this.data({ method: 'POST', path: '/connections', body: params, options });
+    return this.requestData({ method: 'POST', path: '/connections', body: params, options });
   }
 
   retrieve(id: string, options?: RequestOptions): Promise<Connection> {
-    return this.data({ method: 'GET', path: `/connections/${segment(id)}`, options });
+    return this.requestData({ method: 'GET', path: `/connections/${segment(id)}`, options });
   }
 
   update(id: string, params: ConnectionUpdateParams, options?: RequestOptions): Promise<Connection> {
-    return this.data({ method: 'PATCH', path: `/connections/${segment(id)}`, body: params, options });
+    return this.requestData({ method: 'PATCH', path: `/connections/${segment(id)}`, body: params, options });
   }
 
   delete(id: string, options?: RequestOptions): Promise<void> {
@@ -33,11 +33,11 @@ export class Connections extends APIResource {
 
   /** Connects now; the answer shows `status` and `lastError`. */
   test(id: string, options?: RequestOptions): Promise<Connection> {
-    return this.data({ method: 'POST', path: `/connections/${segment(id)}/test`, options });
+    return this.requestData({ method: 'POST', path: `/connections/${segment(id)}/test`, options });
   }
 
   /** Starts importing a table or query; the dataset is `importing` until `datasets.retrieve` shows it `ready` or `failed`. */
   import(id: string, params: ConnectionImportParams, options?: RequestOptions): Promise<Dataset> {
-    return this.data({ method: 'POST', path: `/connections/${segment(id)}/import`, body: params, options });
+    return this.requestData({ method: 'POST', path: `/connections/${segment(id)}/import`, body: params, options });
   }
 }

@@ -16,7 +16,7 @@ export class Datasets extends APIResource {
   /** Uploads a CSV or Excel file into a project; the answer is the dataset, `ready`. */
   upload(projectId: string, file: UploadSource, params: DatasetUploadParams = {}, options?: RequestOptions): Promise<Dataset> {
     const { contentType, ...query } = params;
-    return this.data({ method: 'POST', path: `/projects/${segment(projectId)}/datasets`, query, rawBody: uploadBodyOf(file, contentType), options });
+    return this.requestData({ method: 'POST', path: `/projects/${segment(projectId)}/datasets`, query, rawBody: uploadBodyOf(file, contentType), options });
   }
 
   list(params?: DatasetListParams, options?: RequestOptions): PagePromise<Dataset> {
@@ -24,7 +24,7 @@ export class Datasets extends APIResource {
   }
 
   retrieve(id: string, options?: RequestOptions): Promise<Dataset> {
-    return this.data({ method: 'GET', path: `/datasets/${segment(id)}`, options });
+    return this.requestData({ method: 'GET', path: `/datasets/${segment(id)}`, options });
   }
 
   delete(id: string, options?: RequestOptions): Promise<void> {

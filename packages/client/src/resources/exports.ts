@@ -14,11 +14,11 @@ export class Exports extends APIResource {
 
   /** Starts an export; it is `pending` until `retrieve` shows it `completed` (or `failed`). */
   create(params: ExportCreateParams, options?: RequestOptions): Promise<Export> {
-    return this.data({ method: 'POST', path: '/exports', body: params, options });
+    return this.requestData({ method: 'POST', path: '/exports', body: params, options });
   }
 
   retrieve(id: string, options?: RequestOptions): Promise<Export> {
-    return this.data({ method: 'GET', path: `/exports/${segment(id)}`, options });
+    return this.requestData({ method: 'GET', path: `/exports/${segment(id)}`, options });
   }
 
   /** The file of a completed export, as a stream of bytes (never held in memory by the client). */

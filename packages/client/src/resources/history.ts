@@ -13,7 +13,7 @@ export class History extends APIResource {
   }
 
   retrieve(id: string, options?: RequestOptions): Promise<HistoryEntryWithRows> {
-    return this.data({ method: 'GET', path: `/history/${segment(id)}`, options });
+    return this.requestData({ method: 'GET', path: `/history/${segment(id)}`, options });
   }
 
   delete(id: string, options?: RequestOptions): Promise<void> {

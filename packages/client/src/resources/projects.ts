@@ -14,15 +14,15 @@ export class Projects extends APIResource {
   }
 
   create(params: ProjectCreateParams, options?: RequestOptions): Promise<Project> {
-    return this.data({ method: 'POST', path: '/projects', body: params, options });
+    return this.requestData({ method: 'POST', path: '/projects', body: params, options });
   }
 
   retrieve(id: string, options?: RequestOptions): Promise<Project> {
-    return this.data({ method: 'GET', path: `/projects/${segment(id)}`, options });
+    return this.requestData({ method: 'GET', path: `/projects/${segment(id)}`, options });
   }
 
   update(id: string, params: ProjectUpdateParams, options?: RequestOptions): Promise<Project> {
-    return this.data({ method: 'PATCH', path: `/projects/${segment(id)}`, body: params, options });
+    return this.requestData({ method: 'PATCH', path: `/projects/${segment(id)}`, body: params, options });
   }
 
   delete(id: string, options?: RequestOptions): Promise<void> {

@@ -5,6 +5,6 @@ import { APIResource } from '../resource.js';
 export class Usage extends APIResource {
   /** The organization's plan, limits and what it has used this month. */
   retrieve(options?: RequestOptions): Promise<UsageReport> {
-    return this.data({ method: 'GET', path: '/usage', options });
+    return this.requestData({ method: 'GET', path: '/usage', options });
   }
 }

@@ -15,22 +15,22 @@ export class Users extends APIResource {
 
   /** Invites someone by email; the answer's `inviteUrl` is where they set a password. */
   invite(params: UserInviteParams, options?: RequestOptions): Promise<InvitedUser> {
-    return this.data({ method: 'POST', path: '/users', body: params, options });
+    return this.requestData({ method: 'POST', path: '/users', body: params, options });
   }
 
   retrieve(id: string, options?: RequestOptions): Promise<User> {
-    return this.data({ method: 'GET', path: `/users/${segment(id)}`, options });
+    return this.requestData({ method: 'GET', path: `/users/${segment(id)}`, options });
   }
 
   update(id: string, params: UserUpdateParams, options?: RequestOptions): Promise<User> {
-    return this.data({ method: 'PATCH', path: `/users/${segment(id)}`, body: params, options });
+    return this.requestData({ method: 'PATCH', path: `/users/${segment(id)}`, body: params, options });
   }
 
   activate(id: string, options?: RequestOptions): Promise<User> {
-    return this.data({ method: 'POST', path: `/users/${segment(id)}/activate`, options });
+    return this.requestData({ method: 'POST', path: `/users/${segment(id)}/activate`, options });
   }
 
   deactivate(id: string, options?: RequestOptions): Promise<User> {
-    return this.data({ method: 'POST', path: `/users/${segment(id)}/deactivate`, options });
+    return this.requestData({ method: 'POST', path: `/users/${segment(id)}/deactivate`, options });
   }
 }

@@ -17,12 +17,12 @@ export class Deliveries extends APIResource {
   }
 
   retrieve(webhookId: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDelivery> {
-    return this.data({ method: 'GET', path: `/webhooks/${segment(webhookId)}/deliveries/${segment(deliveryId)}`, options });
+    return this.requestData({ method: 'GET', path: `/webhooks/${segment(webhookId)}/deliveries/${segment(deliveryId)}`, options });
   }
 
   /** Sends the delivery again now. */
   retry(webhookId: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDelivery> {
-    return this.data({ method: 'POST', path: `/webhooks/${segment(webhookId)}/deliveries/${segment(deliveryId)}/retry`, options });
+    return this.requestData({ method: 'POST', path: `/webhooks/${segment(webhookId)}/deliveries/${segment(deliveryId)}/retry`, options });
   }
 }
 
@@ -35,15 +35,15 @@ export class Webhooks extends APIResource {
 
   /** Registers an endpoint; the answer carries its signing `secret`, shown only this once. */
   create(params: WebhookCreateParams, options?: RequestOptions): Promise<WebhookWithSecret> {
-    return this.data({ method: 'POST', path: '/webhooks', body: params, options });
+    return this.requestData({ method: 'POST', path: '/webhooks', body: params, options });
   }
 
   retrieve(id: string, options?: RequestOptions): Promise<Webhook> {
-    return this.data({ method: 'GET', path: `/webhooks/${segment(id)}`, options });
+    return this.requestData({ method: 'GET', path: `/webhooks/${segment(id)}`, options });
   }
 
   update(id: string, params: WebhookUpdateParams, options?: RequestOptions): Promise<Webhook> {
-    return this.data({ method: 'PATCH', path: `/webhooks/${segment(id)}`, body: params, options });
+    return this.requestData({ method: 'PATCH', path: `/webhooks/${segment(id)}`, body: params, options });
   }
 
   delete(id: string, options?: RequestOptions): Promise<void> {
@@ -52,12 +52,12 @@ export class Webhooks extends APIResource {
 
   /** A new secret; the old one keeps signing beside it for 24 hours. */
   rotateSecret(id: string, options?: RequestOptions): Promise<WebhookWithSecret> {
-    return this.data({ method: 'POST', path: `/webhooks/${segment(id)}/rotate-secret`, options });
+    return this.requestData({ method: 'POST', path: `/webhooks/${segment(id)}/rotate-secret`, options });
   }
 
   /** Sends again the failed deliveries created since a time. */
   recover(id: string, params: WebhookRecoverParams, options?: RequestOptions): Promise<WebhookRecovery> {
-    return this.data({ method: 'POST', path: `/webhooks/${segment(id)}/recover`, body: params, options });
+    return this.requestData({ method: 'POST', path: `/webhooks/${segment(id)}/recover`, body: params, options });
   }
 
   /** `verifyWebhook`, here too for convenience: no key or request needed. */

@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
 
-const docsPath = new URL('../../../../docs/dashboards.md', import.meta.url);
-
-/** The fenced block that follows `<!-- example: name -->` in docs/dashboards.md, so the tests run what the docs show. */
-export function docsExample(name: string): string {
-  const text = readFileSync(docsPath, 'utf8');
+/** The fenced block that follows `<!-- example: name -->` in a page of docs/, so the tests run what the docs show. */
+export function docsExample(name: string, page = 'dashboards.md'): string {
+  const text = readFileSync(new URL(`../../../../docs/${page}`, import.meta.url), 'utf8');
   const match = new RegExp(`<!-- example: ${name} -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``).exec(text);
-  if (!match) throw new Error(`docs/dashboards.md has no example "${name}"`);
+  if (!match) throw new Error(`docs/${page} has no example "${name}"`);
   return match[1];
 }
 

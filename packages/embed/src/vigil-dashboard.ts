@@ -39,11 +39,14 @@ export class VigilDashboard extends HTMLElement {
   constructor() {
     super();
     const shadow = this.attachShadow({ mode: 'open' });
-    const style = document.createElement('style');
-    style.textContent = styles;
     this.root = document.createElement('div');
     this.root.className = 'root';
-    shadow.append(style, this.root);
+    shadow.append(this.root);
+    // A constructed style sheet, not a <style> element: pages whose Content-Security-Policy forbids
+    // inline styles (Vigil's own console among them) can host the component.
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(styles);
+    shadow.adoptedStyleSheets = [sheet];
   }
 
   connectedCallback(): void {

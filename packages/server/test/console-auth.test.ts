@@ -94,6 +94,7 @@ describe.each(databaseKinds)('console sign-in and roles on %s', (kind) => {
       people[role] = await acceptLink(t, invited.body.data.inviteUrl);
     }
     const project = (await admin.call<{ data: { id: string } }>('POST', 'projects', { name: 'Roles' })).body.data;
+    const dashboard = (await admin.call<{ data: { id: string } }>('POST', 'dashboards', { projectId: project.id, name: 'Roles board' })).body.data;
     const attempts: [string, string, unknown, Record<string, number>][] = [
       ['GET', 'projects', undefined, { admin: 200, member: 200, viewer: 200 }],
       ['GET', 'webhooks', undefined, { admin: 200, member: 200, viewer: 200 }],
@@ -104,6 +105,11 @@ describe.each(databaseKinds)('console sign-in and roles on %s', (kind) => {
       ['POST', 'connections', { name: 'c', dbType: 'postgresql', host: 'db.example.com', port: 5432, database: 'd', username: 'u', password: 'p' }, { admin: 201, member: 403, viewer: 403 }],
       ['GET', 'api-keys', undefined, { admin: 200, member: 403, viewer: 403 }],
       ['POST', 'api-keys', { name: 'k' }, { admin: 201, member: 403, viewer: 403 }],
+      ['GET', `dashboards/${dashboard.id}/data`, undefined, { admin: 200, member: 200, viewer: 200 }],
+      ['POST', 'dashboards', { projectId: project.id, name: 'Mine' }, { admin: 201, member: 201, viewer: 403 }],
+      ['POST', 'embed/tokens', { dashboardId: dashboard.id }, { admin: 201, member: 201, viewer: 403 }],
+      ['GET', `embed/tokens?dashboardId=${dashboard.id}`, undefined, { admin: 200, member: 200, viewer: 200 }],
+      ['PATCH', 'embed/settings', { allowedOrigins: [] }, { admin: 200, member: 403, viewer: 403 }],
     ];
     for (const [method, path, body, expected] of attempts) {
       for (const [role, status] of Object.entries(expected)) {

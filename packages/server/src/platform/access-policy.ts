@@ -35,6 +35,9 @@ export const accessPolicy: PolicyEntry[] = [
   { writes: write, path: /^\/webhooks(\/|$)/, rule: 'admin' },
   { writes: write, path: /^\/connections\/:id\/import$/, rule: 'member' },
   { writes: write, path: /^\/connections(\/|$)/, rule: 'admin' },
+  // Which sites may embed is the organization's security setting; dashboards and embed tokens
+  // follow the default (viewers read, members create and revoke).
+  { writes: write, path: /^\/embed\/settings$/, rule: 'admin' },
 ];
 
 const rank: Record<Role, number> = { viewer: 0, member: 1, admin: 2 };

@@ -13,6 +13,9 @@ const namespaces: Record<string, string> = {
   history: 'The questions asked and how they were answered.',
   usage: "This month's usage and the plan's limits.",
   exports: 'Alerts, query history and datasets as CSV, JSON or Excel files.',
+  dashboards: "Charts and tables over a project's alerts and datasets, each widget a structured query or a guarded SELECT.",
+  embed: 'Short-lived tokens that let another site show one dashboard, and the origins allowed to embed.',
+  apiKeys: "The organization's API keys; managed by admins signed in to the console, never with an API key.",
 };
 
 const header = (description: string, schema: object = { type: 'integer' }) => ({ description, schema });

@@ -3,7 +3,6 @@
 // (Cloudflare Workers) and through every example of the README, all against one real server.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,7 @@ import { standardSignature } from '../../server/src/webhooks/signer.js';
 import { waitFor } from '../../server/test/support/webhooks/wait.js';
 import { Vigil } from '../src/index.js';
 import { startClientTestServer, type ClientTestServer } from './support/server.js';
+import { freePort } from '../../server/test/support/ports.js';
 
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -26,13 +26,6 @@ interface Ran {
   stderr: string;
 }
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** The README's fenced code blocks of a language tag, in order. */
 async function readmeBlocks(tag: string): Promise<string[]> {

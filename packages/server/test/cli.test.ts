@@ -72,7 +72,7 @@ describe('vigil on the embedded database, with no server running', () => {
       const created = await runCliJson<CreatedOrg>(['org', 'create', '--name', 'Offline', '--plan', 'business'], env);
       expect(created.org).toEqual({ id: expect.stringMatching(orgId), name: 'Offline', plan: 'business' });
       const key = await runCliJson<{ id: string; apiKey: string }>(['key', 'create', '--org', created.org.id], env);
-      expect(key).toEqual({ id: expect.stringMatching(keyId), apiKey: expect.stringMatching(apiKey) });
+      expect(key).toEqual({ id: expect.stringMatching(keyId), apiKey: expect.stringMatching(apiKey), expiresAt: null });
       expect(await runCli(['key', 'revoke', key.id], env)).toMatchObject({ code: 0, stdout: `Revoked ${key.id}.\n` });
       expect(await runCliJson(['org', 'set-plan', created.org.id, 'free'], env)).toEqual({ org: { ...created.org, plan: 'free' } });
 
@@ -149,7 +149,7 @@ describe.runIf(postgresUrl)('vigil against PostgreSQL', () => {
       expect(plain.stdout).toMatch(/^Created organization org_\w+ "Plain" on enterprise\.\nAPI key \(shown once, keep it safe\): svc_live_[0-9a-f]{64}\n$/);
 
       const key = await runCliJson<{ id: string; apiKey: string }>(['key', 'create', '--org', id, '--name', 'Deploy bot'], env);
-      expect(key).toEqual({ id: expect.stringMatching(keyId), apiKey: expect.stringMatching(apiKey) });
+      expect(key).toEqual({ id: expect.stringMatching(keyId), apiKey: expect.stringMatching(apiKey), expiresAt: null });
       expect(await runCli(['key', 'revoke', key.id], env)).toMatchObject({ code: 0, stdout: `Revoked ${key.id}.\n` });
       expect(await runCliJson(['org', 'set-plan', id, 'team'], env)).toEqual({ org: { id, name: 'Acme Inc', plan: 'team' } });
       expect(await runCliJson(['org', 'set-plan', id, 'free'], env)).toEqual({ org: { id, name: 'Acme Inc', plan: 'free' } });

@@ -202,7 +202,11 @@ export async function connectDb(options: ConnectOptions): Promise<Db> {
       query_timeout: statementMs + clientGraceMs,
       max: options.poolSize ?? 10,
     });
+    // The pool listens for errors only on idle connections. A server that goes away (restart, admin
+    // shutdown) while a connection is checked out between two statements would otherwise be an
+    // uncaught 'error' event; the next statement on it fails instead, and release() destroys it.
     pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new PostgresDb(pool, sessionOptions);
     await db.query('SELECT 1');
     return db;

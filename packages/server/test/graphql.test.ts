@@ -175,6 +175,23 @@ describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
       const text = JSON.stringify([again.body, ask.body]);
       expect(text).not.toMatch(/\bat .*\.ts:\d+|stack|node_modules/);
     });
+
+    it('answers a repeated query, compiled after its first run, exactly as the first time: data, nulls and errors', async () => {
+      const project = await createProject(t, org, 'Repeated');
+      const alert = await createAlert(t, org, { projectId: project.id, title: 'Again and again', severity: 'critical' });
+      const foreign = await createProject(t, other, 'Not yours');
+      const cases: [string, Record<string, unknown> | undefined][] = [
+        ['query ($id: ID!) { alert(id: $id) { id severity status project { name } assignee { email } } }', { id: alert.id }],
+        ['query ($id: ID!) { project(id: $id) { id name } }', { id: foreign.id }],
+        ['query ($id: ID!) { projects(first: 5) { id } project(id: $id) { alerts(first: 2) { title severity } } }', { id: project.id }],
+        ['{ projects(first: 100) { alerts(first: 100) { id } } }', undefined],
+      ];
+      for (const [query, variables] of cases) {
+        const first = await gql(query, variables);
+        expect(first.body.errors?.[0].extensions.code ?? first.body.data, query).toBeTruthy();
+        for (let run = 0; run < 3; run++) expect((await gql(query, variables)).body, query).toEqual(first.body);
+      }
+    });
   });
 
   describe('mutations run the REST services', () => {

@@ -69,23 +69,37 @@ function costOf(schema: GraphQLSchema, document: DocumentNode, operationName: st
   });
 }
 
-/** The first limit the document goes over, as a QUERY_TOO_COMPLEX error; undefined when it is within all. */
-export function overLimit(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> = {}): GraphQLError | undefined {
+/** The first limit the document goes over, as a message; undefined when it is within all. */
+function firstExcess(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): string | undefined {
   const fragments = new Map<string, FragmentDefinitionNode>();
   let aliases = 0;
   visit(document, {
     FragmentDefinition: (node) => void fragments.set(node.name.value, node),
     Field: (node) => void (node.alias && aliases++),
   });
-  if (aliases > limits.aliases) return tooComplex(`The query uses ${aliases} aliases; at most ${limits.aliases} are allowed.`);
+  if (aliases > limits.aliases) return `The query uses ${aliases} aliases; at most ${limits.aliases} are allowed.`;
   for (const definition of document.definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
     const depth = depthOf(definition.selectionSet, fragments, new Set());
-    if (depth > limits.depth) return tooComplex(`The query is ${depth} levels deep; at most ${limits.depth} are allowed.`);
+    if (depth > limits.depth) return `The query is ${depth} levels deep; at most ${limits.depth} are allowed.`;
     const cost = costOf(schema, document, definition.name?.value, variables);
-    if (cost > limits.cost) {
-      return tooComplex(`The query would cost ${cost}; at most ${limits.cost} is allowed (a list multiplies its selection by first).`);
-    }
+    if (cost > limits.cost) return `The query would cost ${cost}; at most ${limits.cost} is allowed (a list multiplies its selection by first).`;
   }
   return undefined;
+}
+
+/**
+ * Verdicts on documents sent without variables, which depend on nothing else: mercurius hands
+ * the same parsed document back for the same query text (its LRU cache), so a client repeating a
+ * query pays for the cost walk once.
+ */
+const verdictWithoutVariables = new WeakMap<DocumentNode, string | undefined>();
+
+/** The first limit the document goes over, as a QUERY_TOO_COMPLEX error; undefined when it is within all. */
+export function overLimit(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> = {}): GraphQLError | undefined {
+  let excess: string | undefined;
+  if (Object.keys(variables).length > 0) excess = firstExcess(schema, document, variables);
+  else if (verdictWithoutVariables.has(document)) excess = verdictWithoutVariables.get(document);
+  else verdictWithoutVariables.set(document, (excess = firstExcess(schema, document, variables)));
+  return excess === undefined ? undefined : tooComplex(excess);
 }

@@ -86,7 +86,7 @@ describe.each(databaseKinds)('the OpenAPI document and reference page on %s', (k
     const body = createAlert.requestBody?.content['application/json'].schema;
     expect(body?.required?.sort()).toEqual(['projectId', 'severity', 'title']);
     expect(body?.additionalProperties).toBe(false);
-    expect(Object.keys(createAlert.responses).sort()).toEqual(['201', '401', '403', '413', '415', '422', '429', '500']);
+    expect(Object.keys(createAlert.responses).sort()).toEqual(['201', '401', '403', '409', '413', '415', '422', '429', '500']);
     expect(Object.keys(spec.paths['/api/v1/alerts/{id}'].delete.responses)).toContain('204');
     expect(spec.paths['/api/v1/users'].post.requestBody?.content['application/json'].schema.required?.sort()).toEqual(['email', 'role']);
 
@@ -161,7 +161,22 @@ describe.each(databaseKinds)('the OpenAPI document and reference page on %s', (k
     expect(Object.keys(spec.paths['/api/v1/chat'].post.responses)).toEqual(expect.arrayContaining(['502', '503']));
     expect(Object.keys(spec.paths['/api/v1/alerts/{id}/acknowledge'].post.responses)).toContain('409');
     expect(spec.paths['/api/v1/exports/{id}/download'].get.responses['200'].headers?.['Content-Disposition']).toBeDefined();
-    expect(Object.keys(spec.components.headers).sort()).toEqual(['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']);
+    expect(Object.keys(spec.components.headers).sort()).toEqual([
+      'Idempotent-Replayed', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id',
+    ]);
+  });
+
+  it('declares on every POST the Idempotency-Key it takes, the 409 of a repeat still running, and the replay mark', () => {
+    const posts = operationsOf(spec).filter(({ method }) => method === 'post');
+    expect(posts.length).toBeGreaterThanOrEqual(20);
+    for (const { path, operation } of posts) {
+      expect(operation.parameters, path).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+      expect(operation.responses['409'].description, path).toContain('IDEMPOTENCY_IN_PROGRESS');
+      const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+      for (const [, response] of success) expect(response.headers?.['Idempotent-Replayed'], path).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
+    }
+    expect(spec.paths['/api/v1/alerts/{id}/acknowledge'].post.responses['409'].description).toMatch(/^The alert is in a status .* Or IDEMPOTENCY_IN_PROGRESS/);
+    expect(spec.paths['/api/v1/alerts'].get.parameters).not.toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
   });
 
   it('serves a readable reference page at /docs', async () => {

@@ -1,4 +1,5 @@
 import type { SwaggerOptions } from '@fastify/swagger';
+import { replayedHeader } from '../platform/idempotency.js';
 import { documentedResponses } from './error-responses.js';
 import { deliveryHeaders, webhookDocument } from './webhooks.js';
 
@@ -30,23 +31,53 @@ const headers = {
   'X-Request-Id': header('Identifies this request in the logs; the same as requestId in an error body.', { type: 'string' }),
   ...rateLimitHeaders,
   'Retry-After': header('Seconds to wait before trying again (at least 1).'),
+  [replayedHeader]: header('`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', {
+    type: 'string',
+    enum: ['true'],
+  }),
 };
+
+const idempotencyKey = {
+  name: 'Idempotency-Key',
+  in: 'header' as const,
+  required: false,
+  description:
+    'Makes a retry safe: the first request with this key runs and its answer is kept for 24 hours; ' +
+    'a repeat of the same request gets that answer again and changes nothing. 1 to 255 printable ASCII characters (a UUID).',
+  schema: { type: 'string' as const, minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+};
+
+const inProgress = 'IDEMPOTENCY_IN_PROGRESS: a request with the same Idempotency-Key is still running; retry after a moment.';
 
 const headerRef = (name: keyof typeof headers) => ({ $ref: `#/components/headers/${name}` });
 
-type Operation = { tags?: string[]; responses?: Record<string, { headers?: Record<string, unknown> }> };
+type Response = { description?: string; headers?: Record<string, unknown>; content?: unknown };
+type Operation = { tags?: string[]; parameters?: object[]; responses?: Record<string, Response> };
 type Document = { paths?: Record<string, Record<string, Operation>>; tags?: { name: string }[]; components?: { schemas?: object } };
+
+/** Every POST of the API takes an Idempotency-Key (platform/idempotency.ts): its header, its 409 and its replay mark. */
+function makeIdempotent(operation: Operation): void {
+  const responses = (operation.responses ??= {});
+  operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
+  const own = responses['409'];
+  responses['409'] = own ? { ...own, description: `${own.description ?? ''} Or ${inProgress}`.trim() } : { ...responses['401'], description: inProgress };
+  for (const [status, response] of Object.entries(responses)) {
+    if (status.startsWith('2')) response.headers = { ...response.headers, [replayedHeader]: headerRef(replayedHeader) };
+  }
+}
 
 /**
  * Completes what the routes generate with what holds for every operation: the response headers
  * (X-Request-Id on every response; X-RateLimit-* on every response past the key and plan checks;
- * Retry-After on 429), the namespaces' tags, and the webhooks with their payload schemas.
+ * Retry-After on 429), idempotent POSTs, the namespaces' tags, and the webhooks with their payload
+ * schemas.
  */
 function complete(document: Document): Document {
   const used = new Set<string>();
   for (const item of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(item)) {
+    for (const [method, operation] of Object.entries(item)) {
       for (const tag of operation.tags ?? []) used.add(tag);
+      if (method === 'post') makeIdempotent(operation);
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const refs: Record<string, unknown> = { 'X-Request-Id': headerRef('X-Request-Id') };
         if (status !== '401' && status !== '403') {
@@ -87,7 +118,7 @@ export function openapiOptions(): SwaggerOptions {
       components: {
         securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_ and 64 hex digits.' } },
         headers,
-        parameters: deliveryHeaders,
+        parameters: { ...deliveryHeaders, IdempotencyKey: idempotencyKey },
       },
       security: [{ apiKey: [] }],
     },

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
 import { MemoryCounterStore, RateLimiter } from '../src/platform/rate-limit.js';
 import { dropProjectData } from './support/ai.js';
@@ -86,6 +86,22 @@ describe.each(databaseKinds)('embed tokens and the embed API on %s', (kind) => {
       { region: 'east', sum: 50 },
     ]);
     expect(JSON.stringify(body)).not.toContain('"query"');
+  });
+
+  it("runs a dashboard's widgets once for many viewers at the same moment, not once per viewer", async () => {
+    const popular = await t.request<One<{ id: string }>>('POST', 'dashboards', { apiKey: org.apiKey, body: { projectId: seeded.projectId, name: 'Popular' } });
+    const { token } = await mintToken(t, org, popular.body.data.id);
+    const runs = vi.spyOn(t.app.services.dashboards, 'dataOf');
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => read(token, { dashboardId: popular.body.data.id })));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+      const bodies = (await Promise.all(answers.map((answer) => answer.json()))) as One<Embedded & { refreshedAt: string }>[];
+      expect(new Set(bodies.map((body) => body.data.refreshedAt)).size).toBe(1);
+      expect(bodies[0].data.name).toBe('Popular');
+      expect(runs).toHaveBeenCalledTimes(1);
+    } finally {
+      runs.mockRestore();
+    }
   });
 
   it('refuses bad token requests with clear errors', async () => {

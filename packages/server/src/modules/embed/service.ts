@@ -22,12 +22,20 @@ import { EmbedTokenSigner, type EmbedClaims } from './token-signer.js';
 /** How stale a revocation or an origin list may be in another process. */
 export const embedFreshnessMs = 1_000;
 
+/**
+ * How old an embedded dashboard's results may be. The embed API is public to whoever holds a
+ * token (it travels in iframe URLs), so its viewers, however many, run each dashboard's widgets
+ * at most once per this period per process: they cannot load the database for other tenants.
+ */
+export const embedResultsMaxAgeMs = 2_000;
+
 const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
 
 export class EmbedService {
   private readonly signer: EmbedTokenSigner;
   private readonly grants: FreshCache<Awaited<ReturnType<typeof findEmbedGrant>>>;
   private readonly origins: FreshCache<string[]>;
+  private readonly results: FreshCache<Omit<EmbeddedDashboard, 'theme'>>;
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -36,6 +44,7 @@ export class EmbedService {
     this.signer = new EmbedTokenSigner(ctx.config.secretKey);
     this.grants = new FreshCache((tokenId) => findEmbedGrant(ctx.db, tokenId), embedFreshnessMs);
     this.origins = new FreshCache(async (orgId) => (await findEmbedSettings(ctx.db, orgId)).allowedOrigins, embedFreshnessMs);
+    this.results = new FreshCache((key) => this.readFresh(...(key.split(' ') as [string, string])), embedResultsMaxAgeMs);
   }
 
   async createToken(orgId: string, input: CreateEmbedToken): Promise<CreatedEmbedToken> {
@@ -103,13 +112,16 @@ export class EmbedService {
   }
 
   async read(claims: EmbedClaims): Promise<EmbeddedDashboard> {
-    const dashboard = await this.dashboards.get(claims.orgId, claims.dashboardId);
-    const data = await this.dashboards.dataOf(claims.orgId, dashboard);
+    return { ...(await this.results.lookup(`${claims.orgId} ${claims.dashboardId}`)), theme: claims.theme };
+  }
+
+  private async readFresh(orgId: string, dashboardId: string): Promise<Omit<EmbeddedDashboard, 'theme'>> {
+    const dashboard = await this.dashboards.get(orgId, dashboardId);
+    const data = await this.dashboards.dataOf(orgId, dashboard);
     return {
       id: dashboard.id,
       name: dashboard.name,
       description: dashboard.description,
-      theme: claims.theme,
       refreshedAt: data.refreshedAt,
       widgets: data.widgets,
     };

@@ -115,3 +115,53 @@ export function Field(props: { label: string; children: ComponentChildren }) {
     </label>
   );
 }
+
+/**
+ * A list page's body: the error, "Loading…", the note for an empty list, or the table with its
+ * caption, a header per column and, when the viewer may act, an actions column named for screen
+ * readers. `rows` is undefined until the list has loaded.
+ */
+export function ListTable<T extends { id: string }>(props: {
+  rows: T[] | undefined;
+  error?: string;
+  empty: ComponentChildren;
+  caption: ComponentChildren;
+  columns: string[];
+  withActions: boolean;
+  /** Announce changes to screen readers: for a list that updates by itself. */
+  live?: boolean;
+  cells: (row: T) => ComponentChildren;
+}) {
+  const { rows } = props;
+  return (
+    <>
+      <ErrorNote error={props.error} />
+      {!rows && !props.error && <Loading />}
+      {rows && rows.length === 0 && <Empty>{props.empty}</Empty>}
+      {rows && rows.length > 0 && (
+        <table aria-live={props.live ? 'polite' : undefined}>
+          <caption>{props.caption}</caption>
+          <thead>
+            <tr>
+              {props.columns.map((column) => (
+                <th key={column} scope="col">
+                  {column}
+                </th>
+              ))}
+              {props.withActions && (
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.id}>{props.cells(row)}</tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

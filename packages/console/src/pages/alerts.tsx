@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type List, type Session } from '../api';
-import { Empty, ErrorNote, Field, Loading, Page, useAction, useLoad, when } from '../ui';
+import { Field, ListTable, Page, useAction, useLoad, when } from '../ui';
 import { useProjects } from './projects';
 
 interface Alert {
@@ -55,74 +55,56 @@ export function Alerts(props: { session: Session }) {
         {filter('status', statuses.map((value) => ({ value, label: value })), 'Status')}
         {filter('severity', severities.map((value) => ({ value, label: value })), 'Severity')}
       </div>
-      <ErrorNote error={error ?? alerts.error} />
-      {!alerts.value && !alerts.error && <Loading />}
-      {alerts.value && alerts.value.data.length === 0 && (
-        <Empty>No alerts match. Alerts arrive through the API (POST /api/v1/alerts) or from your integrations; create a project first if you have none.</Empty>
-      )}
-      {alerts.value && alerts.value.data.length > 0 && (
-        <table aria-live="polite">
-          <caption>Alerts, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Severity</th>
-              <th scope="col">Status</th>
-              <th scope="col">Project</th>
-              <th scope="col">Created</th>
-              <th scope="col">Assignee</th>
-              {canWork && (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+      <ListTable
+        rows={alerts.value?.data}
+        error={error ?? alerts.error}
+        empty="No alerts match. Alerts arrive through the API (POST /api/v1/alerts) or from your integrations; create a project first if you have none."
+        caption="Alerts, newest first"
+        columns={['Title', 'Severity', 'Status', 'Project', 'Created', 'Assignee']}
+        withActions={canWork}
+        live
+        cells={(alert) => (
+          <>
+            <td>{alert.title}</td>
+            <td>
+              <span class={`severity ${alert.severity}`}>{alert.severity}</span>
+            </td>
+            <td>{alert.status}</td>
+            <td>{projectName(alert.projectId)}</td>
+            <td>{when(alert.createdAt)}</td>
+            <td>
+              {canWork && alert.status !== 'resolved' ? (
+                <select aria-label={`Assignee of ${alert.title}`} value={alert.assigneeId ?? ''} onChange={(e) => act(`alerts/${alert.id}/assign`, { userId: e.currentTarget.value })}>
+                  <option value="" disabled>
+                    Nobody
+                  </option>
+                  {users.value?.data.map((user) => (
+                    <option key={user.id} value={user.id}>
+                      {user.email}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                (users.value?.data.find((user) => user.id === alert.assigneeId)?.email ?? '—')
               )}
-            </tr>
-          </thead>
-          <tbody>
-            {alerts.value.data.map((alert) => (
-              <tr key={alert.id}>
-                <td>{alert.title}</td>
-                <td>
-                  <span class={`severity ${alert.severity}`}>{alert.severity}</span>
-                </td>
-                <td>{alert.status}</td>
-                <td>{projectName(alert.projectId)}</td>
-                <td>{when(alert.createdAt)}</td>
-                <td>
-                  {canWork && alert.status !== 'resolved' ? (
-                    <select aria-label={`Assignee of ${alert.title}`} value={alert.assigneeId ?? ''} onChange={(e) => act(`alerts/${alert.id}/assign`, { userId: e.currentTarget.value })}>
-                      <option value="" disabled>
-                        Nobody
-                      </option>
-                      {users.value?.data.map((user) => (
-                        <option key={user.id} value={user.id}>
-                          {user.email}
-                        </option>
-                      ))}
-                    </select>
-                  ) : (
-                    (users.value?.data.find((user) => user.id === alert.assigneeId)?.email ?? '—')
-                  )}
-                </td>
-                {canWork && (
-                  <td class="row">
-                    {alert.status === 'active' && (
-                      <button type="button" class="secondary" onClick={() => act(`alerts/${alert.id}/acknowledge`)}>
-                        Acknowledge
-                      </button>
-                    )}
-                    {alert.status !== 'resolved' && (
-                      <button type="button" class="secondary" onClick={() => act(`alerts/${alert.id}/resolve`)}>
-                        Resolve
-                      </button>
-                    )}
-                  </td>
+            </td>
+            {canWork && (
+              <td class="row">
+                {alert.status === 'active' && (
+                  <button type="button" class="secondary" onClick={() => act(`alerts/${alert.id}/acknowledge`)}>
+                    Acknowledge
+                  </button>
                 )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+                {alert.status !== 'resolved' && (
+                  <button type="button" class="secondary" onClick={() => act(`alerts/${alert.id}/resolve`)}>
+                    Resolve
+                  </button>
+                )}
+              </td>
+            )}
+          </>
+        )}
+      />
     </Page>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type List } from '../api';
-import { Empty, ErrorNote, Field, Loading, Page, ShownOnce, useAction, useLoad, when } from '../ui';
+import { Field, ListTable, Page, ShownOnce, useAction, useLoad, when } from '../ui';
 
 interface ApiKey {
   id: string;
@@ -45,42 +45,29 @@ export function ApiKeys() {
         </button>
       </form>
       {created && <ShownOnce label="Your new API key." value={created} onDone={() => setCreated(undefined)} />}
-      <ErrorNote error={error ?? keys.error} />
-      {!keys.value && !keys.error && <Loading />}
-      {keys.value && live.length === 0 && <Empty>No active keys. Create one above to call the API from your code.</Empty>}
-      {live.length > 0 && (
-        <table>
-          <caption>Active keys</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {live.map((key) => (
-              <tr key={key.id}>
-                <td>{key.name}</td>
-                <td>
-                  <code>{key.prefix}</code>
-                </td>
-                <td>{when(key.createdAt)}</td>
-                <td>{key.lastUsedAt ? when(key.lastUsedAt) : 'Never'}</td>
-                <td>
-                  <button type="button" class="danger" onClick={() => revoke(key)}>
-                    Revoke {key.name}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        rows={keys.value && live}
+        error={error ?? keys.error}
+        empty="No active keys. Create one above to call the API from your code."
+        caption="Active keys"
+        columns={['Name', 'Key', 'Created', 'Last used']}
+        withActions
+        cells={(key) => (
+          <>
+            <td>{key.name}</td>
+            <td>
+              <code>{key.prefix}</code>
+            </td>
+            <td>{when(key.createdAt)}</td>
+            <td>{key.lastUsedAt ? when(key.lastUsedAt) : 'Never'}</td>
+            <td>
+              <button type="button" class="danger" onClick={() => revoke(key)}>
+                Revoke {key.name}
+              </button>
+            </td>
+          </>
+        )}
+      />
     </Page>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type List, type Session } from '../api';
-import { Empty, ErrorNote, Field, Loading, Page, ShownOnce, useAction, useLoad, when } from '../ui';
+import { Field, ListTable, Page, ShownOnce, useAction, useLoad, when } from '../ui';
 
 interface User {
   id: string;
@@ -52,60 +52,45 @@ export function Members(props: { session: Session }) {
         </form>
       )}
       {inviteUrl && <ShownOnce label="Send this invitation link to the person (valid 7 days, works once)." value={inviteUrl} onDone={() => setInviteUrl(undefined)} />}
-      <ErrorNote error={error ?? users.error} />
-      {!users.value && !users.error && <Loading />}
-      {users.value && users.value.data.length === 0 && <Empty>Nobody yet. Invite a teammate with their email above.</Empty>}
-      {users.value && users.value.data.length > 0 && (
-        <table>
-          <caption>People in {props.session.organization.name}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Status</th>
-              <th scope="col">Since</th>
-              {isAdmin && (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+      <ListTable
+        rows={users.value?.data}
+        error={error ?? users.error}
+        empty="Nobody yet. Invite a teammate with their email above."
+        caption={`People in ${props.session.organization.name}`}
+        columns={['Email', 'Role', 'Status', 'Since']}
+        withActions={isAdmin}
+        cells={(user) => (
+          <>
+            <td>{user.email}</td>
+            <td>
+              {isAdmin ? (
+                <select aria-label={`Role of ${user.email}`} value={user.role} onChange={(e) => act(() => api('PATCH', `users/${user.id}`, { role: e.currentTarget.value }))}>
+                  {roles.map((option) => (
+                    <option key={option}>{option}</option>
+                  ))}
+                </select>
+              ) : (
+                user.role
               )}
-            </tr>
-          </thead>
-          <tbody>
-            {users.value.data.map((user) => (
-              <tr key={user.id}>
-                <td>{user.email}</td>
-                <td>
-                  {isAdmin ? (
-                    <select aria-label={`Role of ${user.email}`} value={user.role} onChange={(e) => act(() => api('PATCH', `users/${user.id}`, { role: e.currentTarget.value }))}>
-                      {roles.map((option) => (
-                        <option key={option}>{option}</option>
-                      ))}
-                    </select>
-                  ) : (
-                    user.role
-                  )}
-                </td>
-                <td>{user.status}</td>
-                <td>{when(user.createdAt)}</td>
-                {isAdmin && (
-                  <td>
-                    {user.status === 'deactivated' ? (
-                      <button type="button" class="secondary" onClick={() => act(() => api('POST', `users/${user.id}/activate`))}>
-                        Activate {user.email}
-                      </button>
-                    ) : (
-                      <button type="button" class="danger" onClick={() => act(() => api('POST', `users/${user.id}/deactivate`))}>
-                        Deactivate {user.email}
-                      </button>
-                    )}
-                  </td>
+            </td>
+            <td>{user.status}</td>
+            <td>{when(user.createdAt)}</td>
+            {isAdmin && (
+              <td>
+                {user.status === 'deactivated' ? (
+                  <button type="button" class="secondary" onClick={() => act(() => api('POST', `users/${user.id}/activate`))}>
+                    Activate {user.email}
+                  </button>
+                ) : (
+                  <button type="button" class="danger" onClick={() => act(() => api('POST', `users/${user.id}/deactivate`))}>
+                    Deactivate {user.email}
+                  </button>
                 )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+              </td>
+            )}
+          </>
+        )}
+      />
     </Page>
   );
 }

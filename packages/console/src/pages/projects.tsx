@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type List, type Session } from '../api';
-import { Empty, ErrorNote, Field, Loading, Page, useAction, useLoad, when } from '../ui';
+import { Field, ListTable, Page, useAction, useLoad, when } from '../ui';
 
 export interface Project {
   id: string;
@@ -60,56 +60,41 @@ export function Projects(props: { session: Session }) {
           </button>
         </form>
       )}
-      <ErrorNote error={error ?? projects.error} />
-      {!projects.value && !projects.error && <Loading />}
-      {projects.value && projects.value.data.length === 0 && <Empty>No projects yet. Create your first one above; alerts and datasets belong to a project.</Empty>}
-      {projects.value && projects.value.data.length > 0 && (
-        <table>
-          <caption>Projects</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Area</th>
-              <th scope="col">Id</th>
-              <th scope="col">Created</th>
-              {canWork && (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {projects.value.data.map((project) => (
-              <tr key={project.id}>
-                <td>{project.name}</td>
-                <td>{project.area ?? '—'}</td>
-                <td>
-                  <code>{project.id}</code>
-                </td>
-                <td>{when(project.createdAt)}</td>
-                {canWork && (
-                  <td>
-                    <button
-                      type="button"
-                      class="danger"
-                      onClick={() =>
-                        window.confirm(`Delete ${project.name} with its alerts and datasets?`) &&
-                        void run(async () => {
-                          await api('DELETE', `projects/${project.id}`);
-                          projects.reload();
-                        })
-                      }
-                    >
-                      Delete {project.name}
-                    </button>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ListTable
+        rows={projects.value?.data}
+        error={error ?? projects.error}
+        empty="No projects yet. Create your first one above; alerts and datasets belong to a project."
+        caption="Projects"
+        columns={['Name', 'Area', 'Id', 'Created']}
+        withActions={canWork}
+        cells={(project) => (
+          <>
+            <td>{project.name}</td>
+            <td>{project.area ?? '—'}</td>
+            <td>
+              <code>{project.id}</code>
+            </td>
+            <td>{when(project.createdAt)}</td>
+            {canWork && (
+              <td>
+                <button
+                  type="button"
+                  class="danger"
+                  onClick={() =>
+                    window.confirm(`Delete ${project.name} with its alerts and datasets?`) &&
+                    void run(async () => {
+                      await api('DELETE', `projects/${project.id}`);
+                      projects.reload();
+                    })
+                  }
+                >
+                  Delete {project.name}
+                </button>
+              </td>
+            )}
+          </>
+        )}
+      />
     </Page>
   );
 }

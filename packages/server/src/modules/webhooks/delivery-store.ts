@@ -131,6 +131,23 @@ export async function requestManualAttempt(db: Queryable, orgId: string, webhook
   return rows.length > 0;
 }
 
+/**
+ * Deletes up to `limit` deliveries that are finished (delivered or failed, nothing due) and last
+ * changed before `before`, with their attempts; how many it deleted. Rows locked by a claim or a
+ * retry request are passed over.
+ */
+export async function deleteFinishedDeliveries(db: Queryable, before: Date, limit: number): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM webhook_deliveries WHERE id IN (
+       SELECT id FROM webhook_deliveries
+       WHERE next_attempt_at IS NULL AND updated_at < $1 AND status IN ('delivered', 'failed') AND lease_token IS NULL
+       LIMIT $2 FOR UPDATE SKIP LOCKED
+     ) RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
+}
+
 /** Failed deliveries created since `since` become due now, as manual attempts. */
 export async function recoverFailedDeliveries(db: Queryable, orgId: string, webhookId: string, since: Date, now: Date): Promise<number> {
   const [result] = await db.query<{ count: number }>(

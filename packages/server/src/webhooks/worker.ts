@@ -160,7 +160,7 @@ export class DeliveryWorker {
       await closeLostAttempts(this.db, this.clock.now());
       return await disableFailingWebhooks(this.db, this.clock);
     } catch (error) {
-      this.log.error({ err: error }, 'webhook auto-disable sweep failed');
+      this.log.error({ err: error }, 'webhook sweep (lost attempts, auto-disable) failed');
       return [];
     }
   }

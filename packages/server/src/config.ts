@@ -36,6 +36,8 @@ export interface Config {
   dbStatementTimeoutMs: number;
   /** Bearer token for GET /metrics (VIGIL_METRICS_TOKEN); unset → loopback clients only. */
   metricsToken: string | undefined;
+  /** Days finished webhook deliveries (with their attempts) and exports are kept (VIGIL_RETENTION_DAYS). */
+  retentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -146,5 +148,6 @@ export function loadConfig(env: Env = process.env): Config {
     dbConnectTimeoutMs: integer(env, 'VIGIL_DB_CONNECT_TIMEOUT_MS', 3_000, 100, 600_000),
     dbStatementTimeoutMs: integer(env, 'VIGIL_DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     metricsToken: env.VIGIL_METRICS_TOKEN || undefined,
+    retentionDays: integer(env, 'VIGIL_RETENTION_DAYS', 30, 1, 36_500),
   };
 }

@@ -28,7 +28,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const dataJobs =
     config.role === 'api'
       ? undefined
-      : await startJobLoop([app.services.imports, app.services.exports, app.services.datasets], {
+      : await startJobLoop([app.services.imports, app.services.exports, app.services.datasets, app.services.retention], {
           db: runtime.db,
           idleMs: 1000,
           onError: (runner, error) => log.error({ err: error, runner }, 'data job failed'),

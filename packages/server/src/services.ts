@@ -16,6 +16,7 @@ import { UserService } from './modules/users/service.js';
 import { DeliveryService } from './modules/webhooks/delivery-service.js';
 import { WebhookService } from './modules/webhooks/service.js';
 import type { ServiceContext } from './platform/context.js';
+import { RetentionSweeper } from './retention.js';
 
 /** Every service of the application, built once per process from the same context. */
 export function createServices(ctx: ServiceContext) {
@@ -25,6 +26,7 @@ export function createServices(ctx: ServiceContext) {
   const chat = new ChatService(ctx, usage);
   const dashboards = new DashboardService(ctx, chat.readers);
   const users = new UserService(ctx);
+  const exports = new ExportService(ctx);
   return {
     organizations: new OrganizationService(ctx),
     apiKeys: new ApiKeyService(ctx),
@@ -40,9 +42,10 @@ export function createServices(ctx: ServiceContext) {
     datasets,
     connections,
     imports: new ImportService(ctx, connections, datasets),
-    exports: new ExportService(ctx),
+    exports,
     dashboards,
     embed: new EmbedService(ctx, dashboards),
+    retention: new RetentionSweeper(ctx, exports),
   };
 }
 

@@ -37,6 +37,7 @@ describe('configuration from the environment', () => {
       importMaxRows: 1_000_000,
       requestTimeoutMs: 120_000,
       logLevel: 'info',
+      retentionDays: 30,
     });
   });
 
@@ -61,6 +62,7 @@ describe('configuration from the environment', () => {
       VIGIL_IMPORT_MAX_ROWS: '1000',
       VIGIL_REQUEST_TIMEOUT_MS: '30000',
       LOG_LEVEL: 'debug',
+      VIGIL_RETENTION_DAYS: '90',
     });
     // toMatchObject: features add their own settings beside these.
     expect(config).toMatchObject({
@@ -81,6 +83,7 @@ describe('configuration from the environment', () => {
       importMaxRows: 1000,
       requestTimeoutMs: 30_000,
       logLevel: 'debug',
+      retentionDays: 90,
     });
   });
 
@@ -101,6 +104,8 @@ describe('configuration from the environment', () => {
     [{ VIGIL_MAX_UPLOAD_MB: '1.5' }, 'VIGIL_MAX_UPLOAD_MB'],
     [{ AI_MODEL: 'gpt-test' }, 'AI_BASE_URL'],
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
+    [{ VIGIL_RETENTION_DAYS: '0' }, 'VIGIL_RETENTION_DAYS'],
+    [{ VIGIL_RETENTION_DAYS: '30d' }, 'VIGIL_RETENTION_DAYS'],
   ])('rejects %o, naming %s', (env, variable) => {
     expect(problemWith(env)).toBe(variable);
   });

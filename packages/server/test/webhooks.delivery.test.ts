@@ -134,7 +134,7 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
     expect(history.map((d) => d.id)).toEqual([...history.map((d) => d.id)].sort().reverse());
     for (const item of history) {
       expect(item.attempts).toEqual([
-        { number: 1, trigger: 'scheduled', startedAt: clock.now().toISOString(), durationMs: expect.any(Number), httpStatus: 200, error: null, responseBody: 'ok' },
+        { number: 1, trigger: 'scheduled', startedAt: clock.now().toISOString(), durationMs: expect.any(Number), httpStatus: 200, error: null, errorDetail: null, responseBody: 'ok' },
       ]);
       expect(item.nextAttemptAt).toBeNull();
       const sent = received.find((request) => request.headers['webhook-id'] === item.id)!;

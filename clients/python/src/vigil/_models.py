@@ -95,6 +95,7 @@ class DeliveryAttempt:
     duration_ms: int
     http_status: Optional[int]
     error: Optional[str]
+    error_detail: Optional[str]
     response_body: Optional[str]
 
 

@@ -1749,7 +1749,10 @@ export interface components {
         };
         DeliveryAttempt: {
             durationMs: number;
-            error: ("timeout" | "dns" | "tls" | "refused" | "blocked_address" | "connection" | "invalid_url") | null;
+            /** @description Why no answer came; `worker_lost`: the worker sending it stopped before its outcome was known (the request may have arrived). */
+            error: ("timeout" | "dns" | "tls" | "refused" | "blocked_address" | "connection" | "invalid_url" | "worker_lost") | null;
+            /** @description More about the error where its kind says too little, e.g. why TLS failed: untrusted issuer, name mismatch, expired. */
+            errorDetail: string | null;
             httpStatus: number | null;
             number: number;
             /** @description The first 4 KiB of the response body. */

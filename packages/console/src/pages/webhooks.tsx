@@ -17,7 +17,7 @@ interface Delivery {
   status: 'pending' | 'delivered' | 'failed';
   createdAt: string;
   nextAttemptAt: string | null;
-  attempts: { number: number; trigger: string; startedAt: string; durationMs: number; httpStatus: number | null; error: string | null; responseBody: string | null }[];
+  attempts: { number: number; trigger: string; startedAt: string; durationMs: number; httpStatus: number | null; error: string | null; errorDetail: string | null; responseBody: string | null }[];
 }
 
 /** The event names, read from the API's own schema for POST /webhooks (one list, kept by the server). */
@@ -72,7 +72,10 @@ function Deliveries(props: { webhook: Webhook; canManage: boolean }) {
                     {attempt.number} ({attempt.trigger})
                   </td>
                   <td>{when(attempt.startedAt)}</td>
-                  <td>{attempt.httpStatus ?? attempt.error}</td>
+                  <td>
+                    {attempt.httpStatus ?? attempt.error}
+                    {attempt.errorDetail && <div class="type">{attempt.errorDetail}</div>}
+                  </td>
                   <td>{attempt.durationMs} ms</td>
                   <td>
                     <code>{(attempt.responseBody ?? '').slice(0, 120)}</code>

@@ -76,6 +76,13 @@ export async function releaseKey(db: Queryable, orgId: string, key: string, owne
   await db.query('DELETE FROM idempotency_keys WHERE org_id = $1 AND key = $2 AND owner = $3', [orgId, key, owner]);
 }
 
-export async function deleteExpiredKeys(db: Queryable, now: Date): Promise<void> {
-  await db.query('DELETE FROM idempotency_keys WHERE expires_at <= $1', [now]);
+/** Deletes up to `limit` keys whose 24 hours are over; how many it deleted. */
+export async function deleteExpiredKeys(db: Queryable, now: Date, limit: number): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM idempotency_keys WHERE (org_id, key) IN (
+       SELECT org_id, key FROM idempotency_keys WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED
+     ) RETURNING 1`,
+    [now, limit],
+  );
+  return rows.length;
 }

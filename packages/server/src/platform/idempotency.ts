@@ -4,7 +4,7 @@ import stringify from 'safe-stable-stringify';
 import type { Db } from '../db/connect.js';
 import type { Clock } from './clock.js';
 import { ApiError } from './errors.js';
-import { claimKey, deleteExpiredKeys, releaseKey, storeAnswer } from './idempotency-store.js';
+import { claimKey, releaseKey, storeAnswer } from './idempotency-store.js';
 
 export const idempotencyHeader = 'idempotency-key';
 export const replayedHeader = 'Idempotent-Replayed';
@@ -12,7 +12,6 @@ export const replayedHeader = 'Idempotent-Replayed';
 const retainMs = 24 * 60 * 60 * 1000;
 /** Longer than any request runs (a large upload, a slow AI provider); after it a crashed request's key is free again. */
 const lockMs = 10 * 60 * 1000;
-const sweepEveryMs = 60 * 60 * 1000;
 const wellFormedKey = /^[\x21-\x7e]{1,255}$/;
 
 export interface IdempotencyOptions {
@@ -100,12 +99,5 @@ export function idempotentPosts(app: FastifyInstance, { db, clock }: Idempotency
       request.log.error({ err: error }, 'could not store the answer of an idempotent request'),
     );
     return payload;
-  });
-
-  const sweep = setInterval(() => void deleteExpiredKeys(db, clock.now()).catch((error: unknown) => app.log.error({ err: error }, 'idempotency key sweep failed')), sweepEveryMs);
-  sweep.unref();
-  app.addHook('onClose', (_instance, done) => {
-    clearInterval(sweep);
-    done();
   });
 }

@@ -30,6 +30,8 @@ export interface ClaimedDelivery {
   previousSecretExpiresAt: Date | null;
   eventData: Record<string, unknown>;
   eventAt: Date;
+  /** It still held the lease of a worker that never reported back: that worker's attempt may be open. */
+  leaseLapsed: boolean;
 }
 
 interface ClaimedRow {
@@ -48,6 +50,7 @@ interface ClaimedRow {
   previous_secret_expires_at: Date | null;
   event_data: Record<string, unknown>;
   event_at: Date;
+  lease_lapsed: boolean;
 }
 
 /**
@@ -72,7 +75,7 @@ export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): 
          row_number() OVER (PARTITION BY w.webhook_id ORDER BY w.next_attempt_at, w.id) AS rank
        FROM window_rows w LEFT JOIN busy b ON b.webhook_id = w.webhook_id
      ), locked AS (
-       SELECT id FROM webhook_deliveries
+       SELECT id, lease_token IS NOT NULL AS lease_lapsed FROM webhook_deliveries
        WHERE id = ANY (ARRAY(SELECT id FROM candidates WHERE rank <= room))
          AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
        ORDER BY next_attempt_at LIMIT $5
@@ -83,7 +86,7 @@ export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): 
      WHERE d.id = locked.id AND w.id = d.webhook_id AND e.id = d.event_id
      RETURNING d.id, d.org_id, d.webhook_id, d.event, d.status, d.scheduled_attempts, d.next_trigger, d.created_at,
        w.url, w.is_active, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at,
-       e.data AS event_data, e.created_at AS event_at`,
+       e.data AS event_data, e.created_at AS event_at, locked.lease_lapsed`,
     [
       request.now,
       full,
@@ -112,11 +115,59 @@ export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): 
     previousSecretExpiresAt: row.previous_secret_expires_at,
     eventData: row.event_data,
     eventAt: row.event_at,
+    leaseLapsed: row.lease_lapsed,
   }));
+}
+
+export interface AttemptStart {
+  deliveryId: string;
+  token: string;
+  trigger: AttemptTrigger;
+}
+
+/**
+ * Records attempts as started before their requests go out, numbered from each delivery's own
+ * counter, and renews the lease so that it runs from the start of the attempt. A delivery whose
+ * lease another worker has taken meanwhile gets no attempt: the answer leaves it out.
+ */
+export async function startAttempts(db: Queryable, starts: AttemptStart[], now: Date, leaseUntil: Date): Promise<Map<string, number>> {
+  const rows = await db.query<{ delivery_id: string; number: number }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS t(id, token, trigger)
+     ), started AS (
+       UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, leased_until = $5
+       FROM input i WHERE d.id = i.id AND d.lease_token = i.token
+       RETURNING d.id, d.attempt_count
+     )
+     INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, lease_token, leased_until)
+     SELECT i.id, s.attempt_count, i.trigger, $4, i.token, $5 FROM input i JOIN started s ON s.id = i.id
+     RETURNING delivery_id, number`,
+    [starts.map((start) => start.deliveryId), starts.map((start) => start.token), starts.map((start) => start.trigger), now, leaseUntil],
+  );
+  return new Map(rows.map((row) => [row.delivery_id, row.number]));
+}
+
+/**
+ * Closes the attempts whose lease ended with no outcome (their worker died or lost the database)
+ * as `worker_lost`, with the time they were given as their duration. Their requests may well have
+ * reached the receiver; the delivery is due again, so another attempt follows. Limited to
+ * `deliveryIds` when given. Should the worker still report later, its outcome replaces this one.
+ */
+export async function closeLostAttempts(db: Queryable, now: Date, deliveryIds?: string[]): Promise<number> {
+  const rows = await db.query(
+    `UPDATE webhook_attempts SET error = 'worker_lost',
+       duration_ms = round(extract(epoch FROM leased_until - started_at) * 1000)::int, lease_token = NULL, leased_until = NULL
+     WHERE lease_token IS NOT NULL AND leased_until <= $1 AND ($2::text[] IS NULL OR delivery_id = ANY ($2::text[]))
+     RETURNING 1`,
+    [now, deliveryIds ?? null],
+  );
+  return rows.length;
 }
 
 export interface AttemptRecord {
   deliveryId: string;
+  /** The attempt's number, given when it started. */
+  number: number;
   token: string;
   trigger: AttemptTrigger;
   /** The delivery's state after this attempt, and when the next one is due (null: none). */
@@ -127,26 +178,25 @@ export interface AttemptRecord {
 }
 
 /**
- * Records a batch of finished attempts in one statement: each delivery's state and the attempt
- * row, numbered from the delivery's own counter. A worker that lost its lease (the row was claimed
- * again) still records its attempt, and a success still counts, but it leaves the schedule alone.
- * A manual retry asked for while a scheduled attempt was in flight stays due now.
+ * Records a batch of finished attempts in one statement: each delivery's state and the outcome of
+ * its attempt row. A worker that lost its lease (the row was claimed again) still records its
+ * attempt, and a success still counts, but it leaves the schedule alone. A manual retry asked for
+ * while a scheduled attempt was in flight stays due now.
  */
 export async function recordAttempts(db: Queryable, records: AttemptRecord[], now: Date): Promise<void> {
   const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
   await db.query(
     `WITH input AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::int[],
-                            $7::timestamptz[], $8::int[], $9::int[], $10::text[], $11::text[])
-         AS t(id, token, trigger, status, next_at, scheduled, started_at, duration_ms, http_status, error, response_body)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::int[],
+                            $8::timestamptz[], $9::int[], $10::int[], $11::text[], $12::text[], $13::text[])
+         AS t(id, number, token, trigger, status, next_at, scheduled, started_at, duration_ms, http_status, error, error_detail, response_body)
      ), updated AS (
        UPDATE webhook_deliveries d SET
-         attempt_count = d.attempt_count + 1,
          scheduled_attempts = d.scheduled_attempts + i.scheduled,
          status = CASE WHEN i.status = 'delivered' OR d.lease_token = i.token THEN i.status ELSE d.status END,
          next_attempt_at = CASE
            WHEN d.lease_token IS DISTINCT FROM i.token THEN d.next_attempt_at
-           WHEN d.next_trigger = 'manual' AND i.trigger = 'scheduled' THEN $12
+           WHEN d.next_trigger = 'manual' AND i.trigger = 'scheduled' THEN $14
            ELSE i.next_at END,
          next_trigger = CASE
            WHEN d.lease_token IS DISTINCT FROM i.token THEN d.next_trigger
@@ -155,15 +205,15 @@ export async function recordAttempts(db: Queryable, records: AttemptRecord[], no
            ELSE 'scheduled' END,
          lease_token = CASE WHEN d.lease_token = i.token THEN NULL ELSE d.lease_token END,
          leased_until = CASE WHEN d.lease_token = i.token THEN NULL ELSE d.leased_until END,
-         updated_at = $12
+         updated_at = $14
        FROM input i WHERE d.id = i.id
-       RETURNING d.id, d.attempt_count
      )
-     INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, http_status, error, response_body)
-     SELECT i.id, u.attempt_count, i.trigger, i.started_at, i.duration_ms, i.http_status, i.error, i.response_body
-     FROM input i JOIN updated u ON u.id = i.id`,
+     UPDATE webhook_attempts a SET started_at = i.started_at, duration_ms = i.duration_ms, http_status = i.http_status,
+       error = i.error, error_detail = i.error_detail, response_body = i.response_body, lease_token = NULL, leased_until = NULL
+     FROM input i WHERE a.delivery_id = i.id AND a.number = i.number`,
     [
       column((r) => r.deliveryId),
+      column((r) => r.number),
       column((r) => r.token),
       column((r) => r.trigger),
       column((r) => r.status),
@@ -173,6 +223,7 @@ export async function recordAttempts(db: Queryable, records: AttemptRecord[], no
       column((r) => r.outcome.durationMs),
       column((r) => r.outcome.httpStatus),
       column((r) => r.outcome.error),
+      column((r) => r.outcome.errorDetail),
       column((r) => r.outcome.responseBody),
       now,
     ],

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { Agent } from 'undici';
+import { Agent, Client, type Dispatcher } from 'undici';
 import type { AttemptError } from '../modules/webhooks/schema.js';
 import type { Clock } from '../platform/clock.js';
 import { checkUrlForm, guardedLookup, type ResolveAll, UrlRejectedError } from './url-guard.js';
@@ -8,6 +8,13 @@ import { checkUrlForm, guardedLookup, type ResolveAll, UrlRejectedError } from '
 const responseBodyLimit = 4096;
 /** Read at most this much of a response before dropping its connection instead of draining it. */
 const drainLimit = 64 * 1024;
+/**
+ * How long an idle connection is kept for the next attempt. Receivers that do not say how long they
+ * keep one (no Keep-Alive header) often close it after 2 to 5 s (gunicorn 2 s, many proxies 5 s);
+ * staying under that avoids most requests written into a connection the receiver is closing. A
+ * receiver's own Keep-Alive timeout is followed, less 2 s, up to a minute.
+ */
+const idleConnectionMs = 1500;
 
 export interface SenderOptions {
   clock: Clock;
@@ -31,6 +38,8 @@ export interface AttemptOutcome {
   durationMs: number;
   httpStatus: number | null;
   error: AttemptError | null;
+  /** Why, in a sentence, where the error kind says too little (a TLS failure). */
+  errorDetail: string | null;
   responseBody: string | null;
   retryAfter: string | undefined;
 }
@@ -41,12 +50,12 @@ export interface AttemptOutcome {
  */
 export class WebhookSender {
   private readonly agent: Agent;
+  private readonly connectionOptions: Client.Options;
 
   constructor(private readonly options: SenderOptions) {
-    this.agent = new Agent({
-      connections: options.connectionsPerOrigin,
+    this.connectionOptions = {
       pipelining: 1,
-      keepAliveTimeout: 30_000,
+      keepAliveTimeout: idleConnectionMs,
       keepAliveMaxTimeout: 60_000,
       headersTimeout: options.timeoutMs + 1000,
       bodyTimeout: options.timeoutMs + 1000,
@@ -55,7 +64,8 @@ export class WebhookSender {
         lookup: guardedLookup({ allowPrivate: options.allowPrivate, resolveAll: options.resolveAll }),
         ...(options.ca ? { ca: options.ca } : {}),
       },
-    });
+    };
+    this.agent = new Agent({ connections: options.connectionsPerOrigin, ...this.connectionOptions });
   }
 
   async send(request: AttemptRequest): Promise<AttemptOutcome> {
@@ -66,6 +76,7 @@ export class WebhookSender {
       durationMs: Math.round(performance.now() - start),
       httpStatus: null,
       error: null,
+      errorDetail: null,
       responseBody: null,
       retryAfter: undefined,
       ...fields,
@@ -79,8 +90,9 @@ export class WebhookSender {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
     let httpStatus: number | null = null;
-    try {
-      const response = await this.agent.request({
+    let fresh: Client | undefined;
+    const post = (dispatcher: Dispatcher) =>
+      dispatcher.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
@@ -88,14 +100,25 @@ export class WebhookSender {
         body: request.body,
         signal: controller.signal,
       });
+    try {
+      const response = await post(this.agent).catch((error: unknown) => {
+        if (controller.signal.aborted || !closedBeforeAnswer(error)) throw error;
+        // The connection closed before any answer: most often a kept-alive one that the receiver
+        // closed as the request went out. Sent again at once on a new connection, once. Safe: no
+        // response came, so nothing was decided, and receivers drop repeats by webhook-id anyway.
+        fresh = new Client(url.origin, this.connectionOptions);
+        return post(fresh);
+      });
       httpStatus = response.statusCode;
       const responseBody = await readPrefix(response.body);
       const retryAfter = response.headers['retry-after'];
       return finish({ httpStatus, responseBody, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter });
     } catch (error) {
-      return finish({ httpStatus, error: controller.signal.aborted ? 'timeout' : classify(error) });
+      if (controller.signal.aborted) return finish({ httpStatus, error: 'timeout' });
+      return finish({ httpStatus, ...classify(error) });
     } finally {
       clearTimeout(timer);
+      await fresh?.destroy();
     }
   }
 
@@ -126,16 +149,49 @@ async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }): Pr
 
 const timeoutCodes = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 const dnsCodes = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'ENODATA', 'ESERVFAIL']);
+const closedCodes = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
-/** The error kind an attempt records, from the error or any error that caused it. */
-function classify(error: unknown): AttemptError {
-  for (let current = error; current instanceof Error; current = current.cause) {
+/** What a TLS failure's code means to the person who runs the receiver. */
+const tlsReasons: Record<string, string> = {
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'untrusted issuer: the certificate is not signed by a trusted authority, or the server does not send its intermediate certificates',
+  UNABLE_TO_GET_ISSUER_CERT: 'untrusted issuer: the issuer of a certificate in the chain is unknown',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'untrusted issuer: the certificate is not signed by a trusted authority, or the server does not send its intermediate certificates',
+  SELF_SIGNED_CERT_IN_CHAIN: 'untrusted issuer: the chain ends in a self-signed certificate that is not trusted',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'untrusted issuer: the certificate is self-signed',
+  CERT_UNTRUSTED: 'untrusted issuer: the root certificate is not trusted',
+  CERT_HAS_EXPIRED: 'expired: the certificate is past its validity period',
+  CERT_NOT_YET_VALID: 'not yet valid: the certificate starts its validity period later',
+  CERT_REVOKED: 'revoked: the certificate has been revoked',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'name mismatch: the certificate is not for this host name',
+};
+
+/** True when the connection ended (closed or reset) before any part of an answer. */
+function closedBeforeAnswer(error: unknown): boolean {
+  return causes(error).some((cause) => closedCodes.has((cause as NodeJS.ErrnoException).code ?? ''));
+}
+
+function causes(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let current = error; current instanceof Error; current = current.cause) chain.push(current);
+  return chain;
+}
+
+/** The error kind an attempt records, from the error or any error that caused it; for TLS, why. */
+function classify(error: unknown): Pick<AttemptOutcome, 'error' | 'errorDetail'> {
+  for (const current of causes(error)) {
     const code = (current as NodeJS.ErrnoException).code ?? '';
-    if (code === 'EVIGILBLOCKED') return 'blocked_address';
-    if (timeoutCodes.has(code)) return 'timeout';
-    if (dnsCodes.has(code)) return 'dns';
-    if (code === 'ECONNREFUSED') return 'refused';
-    if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET/.test(code)) return 'tls';
+    if (code === 'EVIGILBLOCKED') return { error: 'blocked_address', errorDetail: null };
+    if (timeoutCodes.has(code)) return { error: 'timeout', errorDetail: null };
+    if (dnsCodes.has(code)) return { error: 'dns', errorDetail: null };
+    if (code === 'ECONNREFUSED') return { error: 'refused', errorDetail: null };
+    if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET/.test(code)) return { error: 'tls', errorDetail: tlsDetail(current, code) };
   }
-  return 'connection';
+  return { error: 'connection', errorDetail: null };
+}
+
+function tlsDetail(error: Error, code: string): string {
+  const reason = tlsReasons[code] ?? `handshake failed: ${error.message}`;
+  // Node says which names the certificate holds, e.g. "Host: a.example. is not in the cert's altnames: DNS:b.example".
+  const names = code === 'ERR_TLS_CERT_ALTNAME_INVALID' && 'reason' in error ? ` (${String(error.reason)})` : '';
+  return `${reason}${names} [${code}]`;
 }

@@ -11,10 +11,12 @@ import {
   type AttemptRecord,
   type ClaimedDelivery,
   claimDueDeliveries,
+  closeLostAttempts,
   recordAttempts,
   recordWebhookHealth,
   releaseClaim,
   releaseLeases,
+  startAttempts,
 } from './queue.js';
 import { nextScheduledAttempt, retryAfterMs } from './schedule.js';
 import { type AttemptOutcome, WebhookSender } from './sender.js';
@@ -65,10 +67,18 @@ interface Finished {
   record: AttemptRecord;
 }
 
+interface Starting {
+  delivery: ClaimedDelivery;
+  token: string;
+  started(number: number | undefined): void;
+  failed(error: unknown): void;
+}
+
 /**
- * Claims due deliveries from PostgreSQL, signs and sends them, and records every attempt.
- * Woken by NOTIFY when deliveries are queued, by a poll for retries that come due, and by its own
- * progress; results are written in batches, and a slot is freed only once its attempt is recorded.
+ * Claims due deliveries from PostgreSQL, signs and sends them, and records every attempt: as
+ * started before its request goes out, then with its outcome. Woken by NOTIFY when deliveries are
+ * queued, by a poll for retries that come due, and by its own progress; starts and results are
+ * written in batches, and a slot is freed only once its attempt is recorded.
  */
 export class DeliveryWorker {
   private readonly db: Db;
@@ -87,6 +97,8 @@ export class DeliveryWorker {
   private readonly held = new Map<string, number>();
   private readonly waiting = new Map<string, { delivery: ClaimedDelivery; token: string }[]>();
   private finished: Finished[] = [];
+  private starting: Starting[] = [];
+  private writingStarts = false;
   private claims = 0;
   private attempts = 0;
   private inFlight = 0;
@@ -139,12 +151,16 @@ export class DeliveryWorker {
     void this.pump();
   }
 
-  /** Disables the webhooks whose deliveries have all failed for five days; returns their ids. */
+  /**
+   * Closes attempts lost with their workers that no claim has closed yet, and disables the webhooks
+   * whose deliveries have all failed for five days; returns the ids of those.
+   */
   async sweep(): Promise<string[]> {
     try {
+      await closeLostAttempts(this.db, this.clock.now());
       return await disableFailingWebhooks(this.db, this.clock);
     } catch (error) {
-      this.log.error({ err: error }, 'webhook auto-disable sweep failed');
+      this.log.error({ err: error }, 'webhook sweep (lost attempts, auto-disable) failed');
       return [];
     }
   }
@@ -216,6 +232,12 @@ export class DeliveryWorker {
       perWebhook: this.perWebhook * prefetchFactor,
       inFlightByWebhook: this.held,
     });
+    const lapsed = claimed.filter((delivery) => delivery.leaseLapsed).map((delivery) => delivery.id);
+    if (lapsed.length > 0) {
+      await closeLostAttempts(this.db, now, lapsed).catch((error: unknown) =>
+        this.log.warn({ err: error }, 'could not close the attempts of a lost worker; the sweep closes them'),
+      );
+    }
     for (const delivery of claimed) {
       this.inFlight += 1;
       count(this.held, delivery.webhookId, 1);
@@ -238,17 +260,51 @@ export class DeliveryWorker {
       } else if (delivery.trigger === 'scheduled' && delivery.scheduledAttempts === 0 && firstDue > now) {
         await releaseClaim(this.db, delivery.id, token, { status: delivery.status, nextAttemptAt: firstDue }, now);
       } else {
-        attempted = true;
-        const outcome = await this.attempt(delivery).finally(() => this.endAttempt(delivery.webhookId));
-        this.finished.push({ delivery, token, record: this.recordFor(delivery, token, outcome) });
-        this.flush();
-        return;
+        const number = await this.begin(delivery, token);
+        if (number !== undefined) {
+          attempted = true;
+          const outcome = await this.attempt(delivery).finally(() => this.endAttempt(delivery.webhookId));
+          this.finished.push({ delivery, token, record: this.recordFor(delivery, token, number, outcome) });
+          this.flush();
+          return;
+        }
       }
     } catch (error) {
       this.log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery could not be handled; it is due again when its lease ends');
     }
     if (!attempted) this.endAttempt(delivery.webhookId);
     this.release(1);
+  }
+
+  /** The attempt's number once it is recorded as started; undefined if another worker holds the delivery now. */
+  private begin(delivery: ClaimedDelivery, token: string): Promise<number | undefined> {
+    return new Promise((started, failed) => {
+      this.starting.push({ delivery, token, started, failed });
+      this.writeStarts();
+    });
+  }
+
+  /** Records every attempt about to start in one statement; more gather while it runs. */
+  private writeStarts(): void {
+    if (this.writingStarts || this.starting.length === 0) return;
+    this.writingStarts = true;
+    const batch = this.starting;
+    this.starting = [];
+    const now = this.clock.now();
+    const starts = batch.map(({ delivery, token }) => ({ deliveryId: delivery.id, token, trigger: delivery.trigger }));
+    startAttempts(this.db, starts, now, new Date(now.getTime() + this.leaseMs))
+      .then(
+        (numbers) => {
+          for (const item of batch) item.started(numbers.get(item.delivery.id));
+        },
+        (error: unknown) => {
+          for (const item of batch) item.failed(error);
+        },
+      )
+      .finally(() => {
+        this.writingStarts = false;
+        this.writeStarts();
+      });
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
@@ -266,8 +322,8 @@ export class DeliveryWorker {
   }
 
   /** The delivery's state after an attempt: delivered, the next scheduled attempt, or failed. */
-  private recordFor(delivery: ClaimedDelivery, token: string, outcome: AttemptOutcome): AttemptRecord {
-    const base = { deliveryId: delivery.id, token, trigger: delivery.trigger, scheduled: delivery.trigger === 'scheduled', outcome };
+  private recordFor(delivery: ClaimedDelivery, token: string, number: number, outcome: AttemptOutcome): AttemptRecord {
+    const base = { deliveryId: delivery.id, number, token, trigger: delivery.trigger, scheduled: delivery.trigger === 'scheduled', outcome };
     const succeeded = outcome.error === null && outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
     if (succeeded) return { ...base, status: 'delivered', nextAttemptAt: null };
     if (outcome.httpStatus === 410) return { ...base, status: delivery.status === 'delivered' ? 'delivered' : 'failed', nextAttemptAt: null };

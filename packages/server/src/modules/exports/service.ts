@@ -11,7 +11,18 @@ import { findDataset } from '../datasets/store.js';
 import { findProject } from '../projects/store.js';
 import type { CreateExport, Export } from './schema.js';
 import { alertsSource, datasetSource, type ExportSource, historySource } from './sources.js';
-import { expiredFiles, type ExportRow, findExportRow, insertExport, listExports, markCompleted, markExportFailed, markFileRemoved, toExport } from './store.js';
+import {
+  deleteFinishedExports,
+  expiredFiles,
+  type ExportRow,
+  findExportRow,
+  insertExport,
+  listExports,
+  markCompleted,
+  markExportFailed,
+  markFileRemoved,
+  toExport,
+} from './store.js';
 
 export const exportLifetimeMs = 7 * 24 * 60 * 60 * 1000;
 const exportJobs = { table: 'exports', key: 'id', state: 'status' };
@@ -136,5 +147,12 @@ export class ExportService implements JobRunner {
       await markFileRemoved(this.ctx.db, id, at);
     }
     return expired.length;
+  }
+
+  /** Deletes up to `limit` finished exports created before `before`, with any file left; how many. */
+  async deleteFinished(before: Date, limit: number): Promise<number> {
+    const deleted = await deleteFinishedExports(this.ctx.db, before, this.ctx.clock.now(), limit);
+    for (const { id, format } of deleted) await rm(this.filePath(id, format), { force: true });
+    return deleted.length;
   }
 }

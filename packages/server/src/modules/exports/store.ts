@@ -96,6 +96,21 @@ export async function expiredFiles(db: Queryable, at: Date): Promise<{ id: strin
   return db.query(`SELECT id, format FROM exports WHERE expires_at <= $1 AND file_removed_at IS NULL ORDER BY expires_at LIMIT 500`, [at]);
 }
 
+/**
+ * Deletes up to `limit` finished exports created before `before` whose files are past their expiry
+ * (or never made); answers which, so that their files can go too.
+ */
+export async function deleteFinishedExports(db: Queryable, before: Date, now: Date, limit: number): Promise<{ id: string; format: ExportFormat }[]> {
+  return db.query(
+    `DELETE FROM exports WHERE id IN (
+       SELECT id FROM exports
+       WHERE status IN ('completed', 'failed') AND created_at < $1 AND (expires_at IS NULL OR expires_at <= $2)
+       LIMIT $3 FOR UPDATE SKIP LOCKED
+     ) RETURNING id, format`,
+    [before, now, limit],
+  );
+}
+
 export async function markFileRemoved(db: Queryable, id: string, at: Date): Promise<void> {
   await db.query(`UPDATE exports SET file_removed_at = $2 WHERE id = $1`, [id, at]);
 }

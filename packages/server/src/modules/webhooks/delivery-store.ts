@@ -30,6 +30,7 @@ interface AttemptRow {
   duration_ms: number;
   http_status: number | null;
   error: AttemptError | null;
+  error_detail: string | null;
   response_body: string | null;
 }
 
@@ -40,6 +41,7 @@ const toAttempt = (row: AttemptRow): Attempt => ({
   durationMs: row.duration_ms,
   httpStatus: row.http_status,
   error: row.error,
+  errorDetail: row.error_detail,
   responseBody: row.response_body,
 });
 
@@ -50,7 +52,10 @@ function nextAttemptAt(row: DeliveryRow, now: Date): string | null {
   return row.next_attempt_at.toISOString();
 }
 
-/** Deliveries with their events and attempts, read in two more queries for the whole list (callers read in one snapshot). */
+/**
+ * Deliveries with their events and attempts, read in two more queries for the whole list (callers
+ * read in one snapshot). An attempt shows once it has ended: with its outcome, or lost with its worker.
+ */
 async function withDetails(db: Queryable, rows: DeliveryRow[], now: Date): Promise<Delivery[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
@@ -58,7 +63,8 @@ async function withDetails(db: Queryable, rows: DeliveryRow[], now: Date): Promi
     rows.map((row) => row.event_id),
   ]);
   const attempts = await db.query<AttemptRow>(
-    `SELECT * FROM webhook_attempts WHERE delivery_id = ANY ($1::text[]) ORDER BY delivery_id, number`,
+    `SELECT delivery_id, number, trigger, started_at, duration_ms, http_status, error, error_detail, response_body FROM webhook_attempts
+     WHERE delivery_id = ANY ($1::text[]) AND lease_token IS NULL ORDER BY delivery_id, number`,
     [ids],
   );
   const eventById = new Map(events.map((event) => [event.id, event]));
@@ -123,6 +129,23 @@ export async function requestManualAttempt(db: Queryable, orgId: string, webhook
     [orgId, webhookId, id, now],
   );
   return rows.length > 0;
+}
+
+/**
+ * Deletes up to `limit` deliveries that are finished (delivered or failed, nothing due) and last
+ * changed before `before`, with their attempts; how many it deleted. Rows locked by a claim or a
+ * retry request are passed over.
+ */
+export async function deleteFinishedDeliveries(db: Queryable, before: Date, limit: number): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM webhook_deliveries WHERE id IN (
+       SELECT id FROM webhook_deliveries
+       WHERE next_attempt_at IS NULL AND updated_at < $1 AND status IN ('delivered', 'failed') AND lease_token IS NULL
+       LIMIT $2 FOR UPDATE SKIP LOCKED
+     ) RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
 }
 
 /** Failed deliveries created since `since` become due now, as manual attempts. */

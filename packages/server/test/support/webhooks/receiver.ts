@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { testTls } from './tls.js';
+import { type KeyAndCertificate, testTls } from './tls.js';
 
 export interface ReceivedRequest {
   path: string;
@@ -19,6 +19,17 @@ export interface Reply {
 
 export type Responder = (request: ReceivedRequest) => Reply;
 
+export interface ReceiverOptions {
+  /** The certificate it presents; by default one from the test CA for localhost. */
+  certificate?: KeyAndCertificate;
+  /**
+   * Closes a kept-alive connection that has been idle this long, without saying so in a Keep-Alive
+   * header. It closes it when the next request arrives on it, before answering: what a sender sees
+   * when its request crosses the receiver's close.
+   */
+  closeIdleAfterMs?: number;
+}
+
 /**
  * A real HTTPS endpoint on loopback with a certificate from the test CA. It records every request
  * and answers with what the test's responder says, and it notes how many requests for the same
@@ -35,10 +46,23 @@ export class Receiver {
   private readonly openByPath = new Map<string, number>();
   private readonly server: Server;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Connections opened to it, and kept-alive ones it closed on a request (closeIdleAfterMs). */
+  connections = 0;
+  closedIdle = 0;
+  private readonly idleSince = new WeakMap<object, number>();
 
-  private constructor() {
-    const tls = testTls();
-    this.server = createServer({ key: tls.key, cert: tls.cert, keepAliveTimeout: 60_000 }, (request, response) => {
+  private constructor(options: ReceiverOptions) {
+    const { key, cert } = options.certificate ?? testTls();
+    const closeIdleAfterMs = options.closeIdleAfterMs;
+    // keepAliveTimeout 0: no Keep-Alive header, and the closing is left to closeIdleAfterMs.
+    this.server = createServer({ key, cert, keepAliveTimeout: closeIdleAfterMs === undefined ? 60_000 : 0 }, (request, response) => {
+      const idleSince = this.idleSince.get(request.socket);
+      if (closeIdleAfterMs !== undefined && idleSince !== undefined && Date.now() - idleSince > closeIdleAfterMs) {
+        this.closedIdle += 1;
+        request.socket.destroy();
+        return;
+      }
+      response.on('finish', () => this.idleSince.set(request.socket, Date.now()));
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
@@ -76,8 +100,9 @@ export class Receiver {
     });
   }
 
-  static async start(): Promise<Receiver> {
-    const receiver = new Receiver();
+  static async start(options: ReceiverOptions = {}): Promise<Receiver> {
+    const receiver = new Receiver(options);
+    receiver.server.on('secureConnection', () => (receiver.connections += 1));
     await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
     return receiver;
   }

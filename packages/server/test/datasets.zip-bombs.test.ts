@@ -124,6 +124,26 @@ describe.each(databaseKinds)('zip bombs uploaded as .xlsx on %s', (kind) => {
     await nothingKept();
   });
 
+  it('a sheet built to fill memory while it is parsed is 422 naming what it passes', async () => {
+    const sheetOf = (rows: string) => zipOf([deflatedPart('xl/worksheets/sheet1.xml', `${sheetHead}${rows}${sheetTail}`), ...workbookParts(['Wide'])]);
+    const inline = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
+    const cases: [string, string, string][] = [
+      ['a cell past XFD', `<row r="1">${inline('A1', 'a')}${inline('XFE1', 'b')}</row>`, 'Row 1 has a cell past column XFD, the last one Excel has.'],
+      [
+        'a row of 2 MiB of text',
+        `<row r="1">${inline('A1', 'a')}</row><row r="2">${Array.from({ length: 20 }, (_, i) => inline(`${String.fromCharCode(65 + i)}2`, 'x'.repeat(100 * 1024))).join('')}</row>`,
+        'Row 2 holds more than 1 MiB of text; a row may hold at most that.',
+      ],
+      ['2 MiB between two tags', `<row r="1">${inline('A1', 'a')}</row>${' '.repeat(2 * mib)}`, 'The workbook has more than 1 MiB of text between two tags; a cell holds at most 32,767 characters.'],
+    ];
+    for (const [label, rows, message] of cases) {
+      const response = await uploadXlsx(sheetOf(rows));
+      expect(response.status, label).toBe(422);
+      expect(response.body.error, label).toBe(message);
+    }
+    await nothingKept();
+  });
+
   it('an .xlsx upload the client abandons midway leaves no spool file, open or named', async () => {
     const file = bombWorkbook(repeatedPart('xl/worksheets/sheet1.xml', { head: sheetHead, unit: spaces, times: 3584, tail: sheetTail }));
     const sending = httpRequest(new URL(`${t.baseUrl}/api/v1/projects/${projectId}/datasets`), {

@@ -21,7 +21,7 @@ export const zipLimits = {
   maxTotalBytes: 2048 * mib,
 };
 
-export const byteSize = (bytes: number): string =>
+const byteSize = (bytes: number): string =>
   bytes >= 1024 * mib ? `${Number((bytes / 1024 / mib).toFixed(1))} GiB` : `${Number((bytes / mib).toFixed(1))} MiB`;
 
 /** yauzl's reads through a FileHandle, whose close waits for the reads under way (a bare fd could be reused meanwhile). */

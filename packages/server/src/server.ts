@@ -2,6 +2,7 @@ import { listenForAdmin } from './admin/socket.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { startJobLoop } from './data/jobs.js';
+import { spoolDirectory, sweepSpoolLeftovers } from './data/upload-spool.js';
 import { openRuntime } from './runtime.js';
 import { DeliveryWorker } from './webhooks/worker.js';
 
@@ -12,9 +13,10 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** config → db → migrate → app → listen, and the admin socket in embedded mode. */
+/** config → db → migrate → app → listen, and the admin socket in embedded mode; upload spool files a crash left are removed. */
 export async function startServer(config: Config): Promise<RunningServer> {
   const runtime = await openRuntime(config);
+  await sweepSpoolLeftovers(spoolDirectory(config.dataDir), new Date(performance.timeOrigin));
   const app = await buildApp(runtime);
   const log = app.http.log;
   const stopAdmin = config.databaseUrl

@@ -1,3 +1,4 @@
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { createProject, type Dataset, dropProjectSchemas, type ErrorBody, tablesOf, upload, xlsxFile } from './support/data.js';
@@ -116,6 +117,30 @@ describe.each(databaseKinds)('datasets on %s', (kind) => {
     const missing = await upload<ErrorBody>(t, org.apiKey, projectId, workbook, { fileName: 'r.xlsx', query: { sheet: 'Nope' } });
     expect(missing.status).toBe(422);
     expect(missing.body.error).toContain('no sheet named "Nope"');
+  });
+
+  it('reads formulas by their result, rich text as its text, times, shared strings, and skips empty rows, whatever the order of the zip', async () => {
+    // workbook.xlsx.writeBuffer() writes shared strings and, at times, stores a sheet before xl/workbook.xml.
+    const workbook = new ExcelJS.Workbook();
+    workbook.addWorksheet('Notes').addRow(['note']);
+    const sheet = workbook.addWorksheet('Mixed');
+    sheet.addRow(['label', 'double', 'at', 'flag']);
+    sheet.addRow([{ richText: [{ text: 'bold', font: { bold: true } }, { text: ' and plain' }] }, { formula: '2*2', result: 4 }, new Date('2026-03-01T10:30:00Z'), { formula: 'TRUE()', result: true }]);
+    sheet.addRow([]);
+    sheet.addRow(['after a gap', { formula: 'B2+1', result: 5 }, new Date('2026-03-02T00:00:00Z'), false]);
+    const file = Buffer.from(await workbook.xlsx.writeBuffer());
+    const created = await upload(t, org.apiKey, projectId, file, { fileName: 'mixed.xlsx', query: { sheet: 'Mixed' } });
+    expect(created.status).toBe(201);
+    expect(created.body.data.columns.map((c) => [c.name, c.type])).toEqual([
+      ['label', 'text'],
+      ['double', 'integer'],
+      ['at', 'timestamp'],
+      ['flag', 'boolean'],
+    ]);
+    expect((await rows(created.body.data.id)).body.data).toEqual([
+      { label: 'bold and plain', double: 4, at: '2026-03-01T10:30:00.000Z', flag: true },
+      { label: 'after a gap', double: 5, at: '2026-03-02T00:00:00.000Z', flag: false },
+    ]);
   });
 
   it('widens a column when a later value does not fit the type inferred from the sample, and honours chosen types', async () => {

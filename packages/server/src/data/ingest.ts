@@ -103,33 +103,38 @@ function chooseColumns(source: IngestSource, headers: string[], sample: TableRec
 export async function ingest(source: IngestSource, target: IngestTarget): Promise<IngestResult> {
   const header: { names?: string[] } = {};
   const batches = checkedBatches(source, header);
-  const sample: TableRecord[] = [];
-  let next = await batches.next();
-  for (; !next.done; next = await batches.next()) {
-    sample.push(...next.value);
-    if (sample.length >= sampleRows) break;
-  }
-  const columns = chooseColumns(source, header.names!, sample);
-  for (const column of Object.keys(source.pinnedTypes ?? {})) {
-    if (!columns.some((c) => c.name === column || c.originalName === column)) {
-      throw badFile(`The file has no column "${column}" to give a type.`);
-    }
-  }
-  const table = `${quoteIdentifier(target.schema)}.${quoteIdentifier(target.table)}`;
-  await createSchema(target.db, target.schema);
-  const definitions = ['_row_id bigint NOT NULL', ...columns.map((c) => `${quoteIdentifier(c.name)} ${sqlTypeOf[c.type]}`)];
-  await target.db.exec(`CREATE TABLE ${table} (${definitions.join(', ')})`);
   try {
-    const loader = new RowLoader(target.db, table, columns, source.kind, source.maxRows);
-    await loader.add(sample);
-    if (!next.done) for (next = await batches.next(); !next.done; next = await batches.next()) await loader.add(next.value);
-    await loader.finish();
-    await target.db.exec(`ALTER TABLE ${table} ADD PRIMARY KEY (_row_id)`);
-    const [size] = await target.db.query<{ bytes: number }>(`SELECT pg_total_relation_size($1::regclass)::float8 AS bytes`, [table]);
-    return { columns: columns.map(({ name, originalName, type }) => ({ name, originalName, type })), rowCount: loader.rowCount, sizeBytes: size.bytes };
-  } catch (error) {
-    await dropTable(target.db, target.schema, target.table);
-    throw error;
+    const sample: TableRecord[] = [];
+    let next = await batches.next();
+    for (; !next.done; next = await batches.next()) {
+      sample.push(...next.value);
+      if (sample.length >= sampleRows) break;
+    }
+    const columns = chooseColumns(source, header.names!, sample);
+    for (const column of Object.keys(source.pinnedTypes ?? {})) {
+      if (!columns.some((c) => c.name === column || c.originalName === column)) {
+        throw badFile(`The file has no column "${column}" to give a type.`);
+      }
+    }
+    const table = `${quoteIdentifier(target.schema)}.${quoteIdentifier(target.table)}`;
+    await createSchema(target.db, target.schema);
+    const definitions = ['_row_id bigint NOT NULL', ...columns.map((c) => `${quoteIdentifier(c.name)} ${sqlTypeOf[c.type]}`)];
+    await target.db.exec(`CREATE TABLE ${table} (${definitions.join(', ')})`);
+    try {
+      const loader = new RowLoader(target.db, table, columns, source.kind, source.maxRows);
+      await loader.add(sample);
+      if (!next.done) for (next = await batches.next(); !next.done; next = await batches.next()) await loader.add(next.value);
+      await loader.finish();
+      await target.db.exec(`ALTER TABLE ${table} ADD PRIMARY KEY (_row_id)`);
+      const [size] = await target.db.query<{ bytes: number }>(`SELECT pg_total_relation_size($1::regclass)::float8 AS bytes`, [table]);
+      return { columns: columns.map(({ name, originalName, type }) => ({ name, originalName, type })), rowCount: loader.rowCount, sizeBytes: size.bytes };
+    } catch (error) {
+      await dropTable(target.db, target.schema, target.table);
+      throw error;
+    }
+  } finally {
+    // A reader left midway (a refused value) is told to stop, so that it closes what it holds (an xlsx's spool file).
+    await batches.return(undefined);
   }
 }
 

@@ -1,69 +1,41 @@
-import { Readable } from 'node:stream';
-import ExcelJS from 'exceljs';
 import { badFile } from './file-problems.js';
 import type { TableRecord } from './table-record.js';
+import { spoolUpload } from './upload-spool.js';
+import { readSheetRecords } from './xlsx-sheet.js';
+import { readDateStyles, readSharedStrings, readWorkbookLayout } from './xlsx-workbook-parts.js';
+import { ZipParts, zipLimits } from './zip-parts.js';
 
-const midnight = (date: Date) => date.getUTCHours() === 0 && date.getUTCMinutes() === 0 && date.getUTCSeconds() === 0 && date.getUTCMilliseconds() === 0;
+const mib = 1024 * 1024;
 
-/** A cell as text: numbers as written, dates ISO (a date alone when it has no time), formulas by their result. */
-export function cellText(value: ExcelJS.CellValue): string {
-  if (value === null || value === undefined) return '';
-  if (value instanceof Date) return midnight(value) ? value.toISOString().slice(0, 10) : value.toISOString();
-  if (typeof value !== 'object') return String(value);
-  if ('result' in value) return cellText((value.result ?? null) as ExcelJS.CellValue);
-  if ('richText' in value) return value.richText.map((run) => run.text).join('');
-  if ('text' in value) return cellText(value.text as ExcelJS.CellValue);
-  return '';
-}
+/** What the workbook's small parts (workbook.xml, its relationships, styles.xml) may inflate to. */
+const maxSmallPartBytes = 32 * mib;
 
-const batchRows = 1000;
-
-interface SheetReader extends AsyncIterable<ExcelJS.Row> {
-  name: string;
-}
+/** The shared strings are held in memory while the sheet is read: their part is bounded (and their count, see readSharedStrings). */
+const maxSharedStringsBytes = 256 * mib;
 
 /**
- * The rows of one worksheet of an .xlsx workbook, streamed by exceljs: the first sheet, or the
- * one named `sheet`. Wholly empty rows are skipped (they are absent from the file).
+ * The rows of one worksheet of an .xlsx workbook: the first sheet, or the one named `sheet`.
+ * Wholly empty rows are skipped. The upload is spooled to a private file in `spoolDir` (a zip's
+ * directory is at its end), then its parts are inflated under the limits of zip-parts.ts in the
+ * order that needs nothing kept but the shared strings: relationships, workbook, strings, styles,
+ * and last the sheet, parsed as it inflates. Nothing else is written to disk.
  */
-export async function* readXlsxRecords(source: AsyncIterable<Buffer>, sheet?: string): AsyncGenerator<TableRecord[]> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from(source), {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    styles: 'cache',
-    hyperlinks: 'ignore',
-    entries: 'ignore',
-  });
-  // exceljs reads sheet names from xl/workbook.xml and fails when a zip stores a sheet before it
-  // (exceljs's own writer sometimes does): an empty model lets such a sheet through under its
-  // file name ("Sheet2") instead of failing the whole file.
-  (reader as unknown as { model: { sheets: unknown[] } }).model = { sheets: [] };
-  let found = false;
+export async function* readXlsxRecords(source: AsyncIterable<Buffer>, options: { sheet?: string; spoolDir: string }): AsyncGenerator<TableRecord[]> {
+  const spool = await spoolUpload(source, options.spoolDir);
+  let parts: ZipParts | undefined;
   try {
-    for await (const worksheet of reader as unknown as AsyncIterable<SheetReader>) {
-      if (found || (sheet !== undefined && worksheet.name !== sheet)) {
-        // Read to the end even when unwanted: exceljs deletes a sheet it spooled to a temporary
-        // file as soon as we move on, and a read still opening that file would crash the process.
-        for await (const _row of worksheet);
-        continue;
-      }
-      found = true;
-      let batch: TableRecord[] = [];
-      for await (const row of worksheet) {
-        const cells = row.values as ExcelJS.CellValue[];
-        const values: string[] = [];
-        for (let column = 1; column < cells.length; column += 1) values.push(cellText(cells[column]));
-        batch.push({ values, rowNumber: row.number });
-        if (batch.length === batchRows) {
-          yield batch;
-          batch = [];
-        }
-      }
-      if (batch.length > 0) yield batch;
-    }
+    parts = await ZipParts.open(spool);
+    const layout = await readWorkbookLayout(await parts.text('xl/_rels/workbook.xml.rels', maxSmallPartBytes), await parts.text('xl/workbook.xml', maxSmallPartBytes));
+    const chosen = options.sheet === undefined ? layout.sheets[0] : layout.sheets.find((candidate) => candidate.name === options.sheet);
+    if (!chosen) throw badFile(options.sheet === undefined ? 'The workbook has no worksheet.' : `The workbook has no sheet named "${options.sheet}".`);
+    const sharedStrings = parts.has(layout.sharedStrings) ? await readSharedStrings(await parts.text(layout.sharedStrings, maxSharedStringsBytes)) : [];
+    const dateStyles = parts.has(layout.styles) ? await readDateStyles(await parts.text(layout.styles, maxSmallPartBytes)) : [];
+    yield* readSheetRecords(await parts.text(chosen.part, zipLimits.maxTotalBytes), { sharedStrings, dateStyles, date1904: layout.date1904 });
   } catch (error) {
     if (error instanceof Error && error.name === 'ApiError') throw error;
     throw badFile('The file is not a readable Excel workbook (.xlsx).');
+  } finally {
+    parts?.close();
+    await spool.file.close();
   }
-  if (!found) throw badFile(sheet === undefined ? 'The workbook has no worksheet.' : `The workbook has no sheet named "${sheet}".`);
 }

@@ -84,11 +84,7 @@ export async function dropProjectSchemas(t: TestApp): Promise<void> {
   for (const { id } of projects) await t.database.db.exec(`DROP SCHEMA IF EXISTS data_${id.slice('proj_'.length)} CASCADE`);
 }
 
-/**
- * A workbook made by exceljs's streaming writer, whose zip lists its parts in a fixed order.
- * (`workbook.xlsx.writeBuffer()` sometimes stores a sheet before xl/workbook.xml, and then no
- * streaming reader can know that sheet's name when it reads it: see docs/data.md.)
- */
+/** A workbook made by exceljs's streaming writer (inline strings, the parts in a fixed order). */
 export async function xlsxFile(sheets: Record<string, unknown[][]>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   const stream = new Writable({

@@ -8,6 +8,7 @@ import { type IngestResult, type IngestSource, dropTable, ingest } from '../../d
 import { type JobRunner, periodically } from '../../data/jobs.js';
 import { readRows } from '../../data/table-reader.js';
 import type { TableRecord } from '../../data/table-record.js';
+import { spoolDirectory } from '../../data/upload-spool.js';
 import { readXlsxRecords } from '../../data/xlsx-reader.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { ServiceContext } from '../../platform/context.js';
@@ -136,7 +137,7 @@ export class DatasetService implements JobRunner {
   private recordsOf(upload: Upload, head: Buffer, all: AsyncGenerator<Buffer>): AsyncIterable<TableRecord[]> {
     const saysExcel = upload.contentType === xlsxContentType || /\.xlsx$/i.test(upload.fileName ?? '');
     if (head.subarray(0, 4).equals(oleMagic)) throw badFile('Old .xls workbooks are not supported: save the file as .xlsx or CSV.');
-    if (head.subarray(0, 4).equals(zipMagic)) return readXlsxRecords(all, upload.sheet);
+    if (head.subarray(0, 4).equals(zipMagic)) return readXlsxRecords(all, { sheet: upload.sheet, spoolDir: spoolDirectory(this.ctx.config.dataDir) });
     if (saysExcel) throw badFile('The file is not an Excel workbook (.xlsx).');
     return readCsvRecords(all);
   }

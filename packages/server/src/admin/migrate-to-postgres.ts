@@ -86,7 +86,9 @@ async function datasetTables(source: Db): Promise<TableToCopy[]> {
     tables.map(async ({ schema, table }) => {
       const columns = await columnsOf(source, schema, table);
       const constraints = await source.query<{ name: string; definition: string }>(
-        `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conrelid = $1::regclass ORDER BY conname`,
+        // Not-null constraints (PGlite's PostgreSQL lists them here) are part of the columns already.
+        `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
+         WHERE conrelid = $1::regclass AND contype IN ('p', 'u', 'c') ORDER BY conname`,
         [quoted(schema, table)],
       );
       const definition = [

@@ -39,6 +39,22 @@ async function uploadCsv(url: string, apiKey: string, projectId: string, csv: st
   return ((await response.json()) as { data: { id: string } }).data.id;
 }
 
+describe('bad uses of the embedded-installation commands', () => {
+  const missing = { VIGIL_DATA_DIR: '/nonexistent/vigil-cli-embedded' };
+  it.concurrent.each([
+    [['migrate-to-postgres'], missing, /--to is required/],
+    [['migrate-to-postgres', '--to', 'mysql://db/vigil'], missing, /--to must be a PostgreSQL URL/],
+    [['migrate-to-postgres', '--to', 'postgres://db/vigil'], missing, /there is no embedded database in \/nonexistent\/vigil-cli-embedded/],
+    [['backup'], missing, /--out is required/],
+    [['backup', '--out', '/tmp/x.tar', 'extra'], missing, /"backup" takes no arguments/],
+    [['restore', '--from', '/nonexistent/backup.tar'], missing, /\/nonexistent\/backup\.tar does not exist/],
+    [['restore', '--from', '/etc/hostname'], missing, /\/etc\/hostname is not a Vigil backup/],
+    [['backup', '--out', '/tmp/x.tar'], { DATABASE_URL: 'postgres://db/vigil', VIGIL_SECRET_KEY: childSecretKey }, /DATABASE_URL is set, but vigil backup works on an embedded installation/],
+  ] as const)('vigil %j prints one line and exits 1', async (args, env, pattern) => {
+    expectRefused(await runCli([...args], env), pattern);
+  });
+});
+
 describe('vigil backup and restore of an embedded installation', () => {
   it('refuses while a server holds the files, then archives and restores it whole', async () => {
     const data = await tempDataDir();

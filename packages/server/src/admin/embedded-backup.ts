@@ -65,8 +65,8 @@ async function readArchive(file: string): Promise<Map<string, Buffer>> {
       next();
     }, next);
   });
-  await pipeline(createReadStream(file), extract).catch((error: unknown) => {
-    throw new Error(`${file} is not a Vigil backup: ${error instanceof Error ? error.message : String(error)}`);
+  await pipeline(createReadStream(file), extract).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(error.code === 'ENOENT' ? `${file} does not exist` : `${file} is not a Vigil backup: ${error.message}`);
   });
   return entries;
 }

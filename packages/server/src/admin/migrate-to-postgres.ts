@@ -100,12 +100,13 @@ async function datasetTables(source: Db): Promise<TableToCopy[]> {
   );
 }
 
-async function copySequences(source: Db, target: Db): Promise<void> {
-  const sequences = await source.query<{ name: string; value: string }>(
-    `SELECT quote_ident(schemaname) || '.' || quote_ident(sequencename) AS name, last_value::text AS value
-     FROM pg_sequences WHERE last_value IS NOT NULL`,
+async function copySequences(source: Db, target: Db, targetSchemaOf: (schema: string) => string): Promise<void> {
+  const sequences = await source.query<{ schema: string; name: string; value: string }>(
+    `SELECT schemaname AS schema, sequencename AS name, last_value::text AS value FROM pg_sequences WHERE last_value IS NOT NULL`,
   );
-  for (const { name, value } of sequences) await target.query('SELECT setval($1::regclass, $2::bigint, true)', [name, value]);
+  for (const { schema, name, value } of sequences) {
+    await target.query('SELECT setval($1::regclass, $2::bigint, true)', [quoted(targetSchemaOf(schema), name), value]);
+  }
 }
 
 async function countRows(db: Db, copy: TableToCopy): Promise<number> {
@@ -127,7 +128,8 @@ export async function copyEmbeddedToPostgres(source: Db, targetUrl: string): Pro
     const [{ main }] = await source.query<{ main: string }>('SELECT current_schema() AS main');
     const [{ targetMain }] = await target.query<{ targetMain: string }>('SELECT current_schema() AS "targetMain"');
     const tables = [...(await mainTables(source)), ...(await datasetTables(source))];
-    const targetOf = (copy: TableToCopy): TableToCopy => (copy.schema === main ? { ...copy, schema: targetMain } : copy);
+    const targetSchemaOf = (schema: string) => (schema === main ? targetMain : schema);
+    const targetOf = (copy: TableToCopy): TableToCopy => ({ ...copy, schema: targetSchemaOf(copy.schema) });
     for (const copy of tables) {
       if (copy.definition) {
         await target.exec(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(copy.schema)}`);
@@ -135,7 +137,7 @@ export async function copyEmbeddedToPostgres(source: Db, targetUrl: string): Pro
       }
       await copyRows(target, withColumns(targetOf(copy)), await readEmbeddedRows(source, withColumns(copy)));
     }
-    await copySequences(source, target);
+    await copySequences(source, target, targetSchemaOf);
     const copied: CopiedTable[] = [];
     for (const copy of tables) {
       const [rows, arrived] = [await countRows(source, copy), await countRows(target, targetOf(copy))];

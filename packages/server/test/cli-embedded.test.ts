@@ -154,7 +154,9 @@ describe.runIf(postgresUrl)('vigil migrate-to-postgres', () => {
 
       const secretKey = (await readFile(path.join(data.dir, 'secret.key'), 'utf8')).trim();
       expect(secretKey).not.toBe(childSecretKey);
-      const onPostgresServer = await startServerProcess({ DATABASE_URL: to, VIGIL_SECRET_KEY: secretKey, VIGIL_DATA_DIR: elsewhere.dir, ...webhookEnv });
+      const postgresEnv: Env = { DATABASE_URL: to, VIGIL_SECRET_KEY: secretKey, VIGIL_DATA_DIR: elsewhere.dir };
+      expect(await runCliJson(['migrate'], postgresEnv)).toEqual({ applied: [] });
+      const onPostgresServer = await startServerProcess({ ...postgresEnv, ...webhookEnv });
       try {
         expect(onPostgresServer.output.stdout).toContain('Database: PostgreSQL');
         expect(await contents(onPostgresServer.url, apiKey, datasetId)).toEqual(before);

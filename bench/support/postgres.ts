@@ -21,14 +21,15 @@ async function serverVersion(url: string): Promise<string> {
 }
 
 /**
- * `DATABASE_URL` when the caller set one (used as it is), else a `vigil_bench` database on the
- * local PostgreSQL, dropped and made again so that every run starts from the same empty state.
+ * `DATABASE_URL` when the caller set one (used as it is), else a database of this name (by default
+ * `vigil_bench`) on the local PostgreSQL, dropped and made again so that every run starts from the
+ * same empty state.
  */
-export async function benchDatabase(): Promise<BenchDatabase> {
+export async function benchDatabase(name = 'vigil_bench'): Promise<BenchDatabase> {
   const configured = process.env.DATABASE_URL;
   if (configured) return { url: configured, origin: 'DATABASE_URL', serverVersion: await serverVersion(configured) };
   const url = new URL(defaultBenchDatabaseUrl);
-  const name = url.pathname.slice(1);
+  url.pathname = `/${name}`;
   const admin = new pg.Client({ connectionString: Object.assign(new URL(url), { pathname: '/postgres' }).href });
   await admin.connect();
   try {
@@ -39,7 +40,7 @@ export async function benchDatabase(): Promise<BenchDatabase> {
   }
   return {
     url: url.href,
-    origin: 'DATABASE_URL unset: the local PostgreSQL, database vigil_bench made afresh for this run',
+    origin: `DATABASE_URL unset: the local PostgreSQL, database ${name} made afresh for this run`,
     serverVersion: await serverVersion(url.href),
   };
 }

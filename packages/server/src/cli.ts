@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { type AdminCommand, type AdminResult, runAdminCommand } from './admin/commands.js';
+import { type EmbeddedCommand, embeddedCommandNames, isEmbeddedCommand, runEmbeddedCommand } from './admin/embedded-commands.js';
 import { sendToRunningServer } from './admin/socket.js';
 import { loadConfig } from './config.js';
 import { exitOnStartupError, serve } from './main.js';
@@ -26,6 +27,9 @@ const usage = `usage:
   vigil billing trial-expired ORG_ID [--json]
   vigil billing payment-failed ORG_ID [--reason TEXT] [--json]
   vigil user reset-link EMAIL [--org ORG_ID] [--json]
+  vigil migrate-to-postgres --to POSTGRES_URL [--json]
+  vigil backup --out FILE [--json]
+  vigil restore --from FILE [--json]
 plans: ${plans.join(' ')}`;
 
 function plan(value: string | undefined): Plan {
@@ -50,7 +54,13 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
-function parse(argv: string[]): { command: AdminCommand | 'serve'; json: boolean } {
+function postgresUrl(value: string | undefined): string {
+  const given = required(value, '--to');
+  if (!/^postgres(ql)?:\/\/./.test(given)) throw new UsageError('--to must be a PostgreSQL URL such as postgres://user:password@host:5432/vigil');
+  return given;
+}
+
+function parse(argv: string[]): { command: AdminCommand | EmbeddedCommand | 'serve'; json: boolean } {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -62,12 +72,15 @@ function parse(argv: string[]): { command: AdminCommand | 'serve'; json: boolean
       org: { type: 'string' },
       reason: { type: 'string' },
       'expires-in': { type: 'string' },
+      to: { type: 'string' },
+      out: { type: 'string' },
+      from: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
   const [group, action, first, second, ...rest] = positionals;
   const json = values.json ?? false;
-  const words = group === 'serve' || group === 'migrate' ? group : [group, action].filter(Boolean).join(' ');
+  const words = group === 'serve' || group === 'migrate' || embeddedCommandNames.has(group) ? group : [group, action].filter(Boolean).join(' ');
   const expectArguments = (count: number) => {
     const given = positionals.length - (action === undefined ? 1 : 2);
     if (given !== count || rest.length > 0) throw new UsageError(`"${words}" takes ${count} argument${count === 1 ? '' : 's'}`);
@@ -77,6 +90,13 @@ function parse(argv: string[]): { command: AdminCommand | 'serve'; json: boolean
     case 'migrate':
       if (positionals.length !== 1) throw new UsageError(`"${group}" takes no arguments`);
       return { command: group === 'serve' ? 'serve' : { kind: 'migrate' }, json };
+    case 'migrate-to-postgres':
+    case 'backup':
+    case 'restore':
+      if (positionals.length !== 1) throw new UsageError(`"${group}" takes no arguments`);
+      if (group === 'backup') return { command: { kind: 'backup', out: required(values.out, '--out') }, json };
+      if (group === 'restore') return { command: { kind: 'restore', from: required(values.from, '--from') }, json };
+      return { command: { kind: 'migrate-to-postgres', to: postgresUrl(values.to) }, json };
     case 'org create':
       expectArguments(0);
       return {
@@ -192,6 +212,15 @@ export async function main(argv: string[]): Promise<void> {
   }
   if (parsed.command === 'serve') return serve().catch(exitOnStartupError);
   const command = parsed.command;
+  if (isEmbeddedCommand(command)) {
+    try {
+      const outcome = await runEmbeddedCommand(loadConfig(), command);
+      process.stdout.write(`${parsed.json ? JSON.stringify(outcome.result) : outcome.text}\n`);
+    } catch (error) {
+      exitOnStartupError(error);
+    }
+    return;
+  }
   try {
     const result = await execute(command);
     process.stdout.write(`${parsed.json ? JSON.stringify(result) : describe(command, result)}\n`);

@@ -6,31 +6,11 @@ import { MemoryCounterStore, RateLimiter, RedisCounterStore } from '../src/platf
 import { ManualClock, startTestApp, type HttpResult, type TestApp, type TestOrg } from './support/app.js';
 import { databaseKinds, postgresUrl, redisUrl } from './support/databases.js';
 import { call, runCliJson, type ServerProcess, startServerProcess, tempDataDir, tempPostgresSchema } from './support/processes.js';
+import { expectExactly } from './support/rate-limits.js';
 import { startTcpProxy } from './support/tcp-proxy.js';
 
 const unixSeconds = (iso: string) => Date.parse(iso) / 1000;
 const testPrefix = () => `vigil-test:rl:${randomBytes(4).toString('hex')}:`;
-
-/**
- * Successes per one-minute window, keyed by the X-RateLimit-Reset every answer carries. A burst
- * usually falls in one window; if it straddles a minute boundary, each window is checked on its own.
- */
-function successesPerWindow(responses: { status: number; headers: Headers }[]): Map<string, { ok: number; total: number }> {
-  const windows = new Map<string, { ok: number; total: number }>();
-  for (const response of responses) {
-    expect([200, 429]).toContain(response.status);
-    const reset = response.headers.get('x-ratelimit-reset')!;
-    const window = windows.get(reset) ?? { ok: 0, total: 0 };
-    window.total += 1;
-    if (response.status === 200) window.ok += 1;
-    windows.set(reset, window);
-  }
-  return windows;
-}
-
-function expectExactly(limit: number, responses: { status: number; headers: Headers }[]): void {
-  for (const { ok, total } of successesPerWindow(responses).values()) expect(ok).toBe(Math.min(limit, total));
-}
 
 describe('the fixed-window limiter', () => {
   it('reports the limit, what is left, the window end in Unix seconds and a Retry-After of at least 1', async () => {

@@ -70,6 +70,11 @@ class PgliteDb implements Db {
     await this.lite.query(`COPY ${target} FROM '/dev/blob'`, [], { blob: new Blob([rows]) });
   }
 
+  async readRows(source: string): Promise<string> {
+    const result = await this.lite.query(`COPY ${source} TO '/dev/blob'`);
+    return result.blob ? await result.blob.text() : '';
+  }
+
   async close(): Promise<void> {
     if (!this.lite.closed) await this.lite.close();
   }
@@ -176,6 +181,17 @@ export function copyRows(db: Db, target: string, rows: string): Promise<void> {
   throw new Error('This database handle cannot bulk-load rows.');
 }
 
+/** An embedded database's rows of `source` (`"schema"."table" ("col", …)`, from code) in COPY text format. */
+export function readEmbeddedRows(db: Db, source: string): Promise<string> {
+  if (db instanceof PgliteDb) return db.readRows(source);
+  throw new Error('Only an embedded database hands out its rows this way.');
+}
+
+/** Where PGlite keeps its files inside VIGIL_DATA_DIR. */
+export function embeddedDirectory(dataDir: string): string {
+  return path.join(dataDir, 'pglite');
+}
+
 export interface ConnectOptions {
   databaseUrl?: string;
   /** Directory for PGlite's files; omitted means in memory (tests). */
@@ -212,7 +228,7 @@ export async function connectDb(options: ConnectOptions): Promise<Db> {
     return db;
   }
   if (options.dataDir) {
-    const dir = path.join(options.dataDir, 'pglite');
+    const dir = embeddedDirectory(options.dataDir);
     await mkdir(dir, { recursive: true });
     return new PgliteDb(await PGlite.create(dir));
   }

@@ -98,8 +98,11 @@ export async function startServerProcess(env: Env, command?: StartCommand): Prom
       check();
       void done.then((result) => reject(new Error(`the server exited ${result.code} before printing ${pattern}: ${result.stderr}`)));
     });
-  await waitForOutput(/listening on (http:\/\/\S+) /);
-  const url = /listening on (http:\/\/\S+) /.exec(output.stdout)![1];
+  // An API process says where it listens; a worker (VIGIL_ROLE=worker) where its health checks are.
+  const started = /listening on (http:\/\/\S+) |health checks at (http:\/\/\S+)\/healthz/;
+  await waitForOutput(started);
+  const [, api, worker] = started.exec(output.stdout)!;
+  const url = api ?? worker;
   return {
     url,
     child,

@@ -109,6 +109,26 @@ async function copySequences(source: Db, target: Db, targetSchemaOf: (schema: st
   }
 }
 
+/** Pages of 8 kB read by one COPY: a table of any size moves in pieces of about 32 MB, never whole in memory. */
+export const defaultPagesPerCopy = 4096;
+
+/**
+ * One table's rows, a range of its pages at a time: PostgreSQL scans a range of tuple ids
+ * (`ctid`) directly (a TID range scan), so each piece costs only its own pages.
+ */
+async function copyTable(source: Db, target: Db, from: TableToCopy, to: TableToCopy, pagesPerCopy: number): Promise<void> {
+  const [{ pages }] = await source.query<{ pages: number }>(
+    `SELECT (pg_relation_size($1::regclass) / current_setting('block_size')::int)::int AS pages`,
+    [quoted(from.schema, from.table)],
+  );
+  const columns = from.columns.map((column) => pg.escapeIdentifier(column)).join(', ');
+  for (let first = 0; first < Math.max(pages, 1); first += pagesPerCopy) {
+    const range = `ctid >= '(${first},0)'::tid AND ctid < '(${first + pagesPerCopy},0)'::tid`;
+    const rows = await readEmbeddedRows(source, `(SELECT ${columns} FROM ${quoted(from.schema, from.table)} WHERE ${range})`);
+    if (rows !== '') await copyRows(target, withColumns(to), rows);
+  }
+}
+
 async function countRows(db: Db, copy: TableToCopy): Promise<number> {
   const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${quoted(copy.schema, copy.table)}`);
   return count;
@@ -118,7 +138,7 @@ async function countRows(db: Db, copy: TableToCopy): Promise<number> {
  * Copies every table of `source` (an embedded database, migrated and not in use) into the empty
  * database at `targetUrl`, then compares the row counts of every table on both sides.
  */
-export async function copyEmbeddedToPostgres(source: Db, targetUrl: string): Promise<CopiedTable[]> {
+export async function copyEmbeddedToPostgres(source: Db, targetUrl: string, pagesPerCopy = defaultPagesPerCopy): Promise<CopiedTable[]> {
   const target = await connectDb({ databaseUrl: targetUrl, poolSize: 2 });
   try {
     await refuseUnlessEmpty(target);
@@ -135,7 +155,7 @@ export async function copyEmbeddedToPostgres(source: Db, targetUrl: string): Pro
         await target.exec(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(copy.schema)}`);
         await target.exec(`CREATE TABLE ${quoted(copy.schema, copy.table)} (${copy.definition})`);
       }
-      await copyRows(target, withColumns(targetOf(copy)), await readEmbeddedRows(source, withColumns(copy)));
+      await copyTable(source, target, copy, targetOf(copy), pagesPerCopy);
     }
     await copySequences(source, target, targetSchemaOf);
     const copied: CopiedTable[] = [];

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { onPostgres, postgresUrl } from './support/databases.js';
+import { postgresUrl, scratchDatabase } from './support/databases.js';
 import { call, childSecretKey, type Env, runCli, runCliJson, startServerProcess, tempDataDir } from './support/processes.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { standardSignatureValid } from './support/webhooks/signatures.js';
@@ -99,11 +98,8 @@ describe('vigil backup and restore of an embedded installation', () => {
 
 describe.runIf(postgresUrl)('vigil migrate-to-postgres', () => {
   it('refuses while the server runs, then copies everything into an empty database that a server on PostgreSQL serves unchanged', async () => {
-    const database = `vigil_moved_${randomBytes(5).toString('hex')}`;
-    await onPostgres((client) => client.query(`CREATE DATABASE ${database}`));
-    const targetUrl = new URL(postgresUrl!);
-    targetUrl.pathname = `/${database}`;
-    const to = targetUrl.toString();
+    const database = await scratchDatabase('vigil_moved');
+    const to = database.url;
     const tablesOfTarget = async () => {
       const client = new pg.Client({ connectionString: to });
       await client.connect();
@@ -175,7 +171,7 @@ describe.runIf(postgresUrl)('vigil migrate-to-postgres', () => {
       await receiver.close();
       await data.remove();
       await elsewhere.remove();
-      await onPostgres((client) => client.query(`DROP DATABASE ${database} WITH (FORCE)`));
+      await database.drop();
     }
   }, 300_000);
 });

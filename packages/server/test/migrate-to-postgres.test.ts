@@ -1,18 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { copyEmbeddedToPostgres } from '../src/admin/migrate-to-postgres.js';
 import { connectDb } from '../src/db/connect.js';
 import { migrate } from '../src/db/migrate.js';
-import { onPostgres, postgresUrl } from './support/databases.js';
+import { postgresUrl, scratchDatabase } from './support/databases.js';
 
 describe.runIf(postgresUrl)('copying an embedded database into PostgreSQL', () => {
   it('moves a table many pieces long, row for row, and the empty tables too', async () => {
-    const database = `vigil_pieces_${randomBytes(5).toString('hex')}`;
-    await onPostgres((client) => client.query(`CREATE DATABASE ${database}`));
-    const targetUrl = new URL(postgresUrl!);
-    targetUrl.pathname = `/${database}`;
+    const database = await scratchDatabase('vigil_pieces');
     const source = await connectDb({});
-    const target = await connectDb({ databaseUrl: targetUrl.toString(), poolSize: 1 });
+    const target = await connectDb({ databaseUrl: database.url, poolSize: 1 });
     try {
       await migrate(source);
       await source.exec(`CREATE SCHEMA data_pieces;
@@ -25,7 +21,7 @@ describe.runIf(postgresUrl)('copying an embedded database into PostgreSQL', () =
       );
       expect(pages).toBeGreaterThan(20);
 
-      const copied = await copyEmbeddedToPostgres(source, targetUrl.toString(), 3);
+      const copied = await copyEmbeddedToPostgres(source, database.url, 3);
 
       expect(copied).toContainEqual({ name: 'data_pieces.readings', rows: 3000 });
       expect(copied).toContainEqual({ name: 'alerts', rows: 0 });
@@ -35,7 +31,7 @@ describe.runIf(postgresUrl)('copying an embedded database into PostgreSQL', () =
     } finally {
       await target.close();
       await source.close();
-      await onPostgres((client) => client.query(`DROP DATABASE ${database} WITH (FORCE)`));
+      await database.drop();
     }
   }, 120_000);
 });

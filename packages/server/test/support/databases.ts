@@ -28,6 +28,15 @@ export async function onPostgres<T>(work: (client: pg.Client) => Promise<T>): Pr
   }
 }
 
+/** A new, empty database on the test PostgreSQL server, for what needs a whole database of its own. */
+export async function scratchDatabase(prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  await onPostgres((client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(postgresUrl!);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => onPostgres((client) => client.query(`DROP DATABASE ${name} WITH (FORCE)`)).then(() => undefined) };
+}
+
 /** A migrated database of its own: in-memory PGlite, or a fresh schema on the shared PostgreSQL. */
 export async function openTestDatabase(kind: DatabaseKind, options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   let database: TestDatabase;

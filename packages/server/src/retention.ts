@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type JobRunner, periodically } from './data/jobs.js';
+import { deleteSettledEvents } from './events/outbox.js';
 import type { ExportService } from './modules/exports/service.js';
 import { deleteFinishedDeliveries } from './modules/webhooks/delivery-store.js';
 import type { ServiceContext } from './platform/context.js';
@@ -11,6 +12,7 @@ export interface Pruned {
   deliveries: number;
   exports: number;
   idempotencyKeys: number;
+  events: number;
 }
 
 export interface RetentionOptions {
@@ -24,8 +26,8 @@ export interface RetentionOptions {
 
 /**
  * Keeps what Vigil records from growing for ever: finished webhook deliveries (with their
- * attempts) and finished exports (with their files) older than VIGIL_RETENTION_DAYS, and
- * idempotency keys past their 24 hours. Run by the worker's job loop, one batch of each per turn,
+ * attempts), finished exports (with their files) and events no delivery needs any more, older
+ * than VIGIL_RETENTION_DAYS, and idempotency keys past their 24 hours. Run by the worker's job loop, one batch of each per turn,
  * each batch its own short statement; while batches come back full it goes on after a pause.
  */
 export class RetentionSweeper implements JobRunner {
@@ -49,7 +51,7 @@ export class RetentionSweeper implements JobRunner {
     if (!this.backlog && !this.due()) return false;
     const pruned = await this.pruneBatch();
     if (this.backlog) await sleep(this.pauseMs);
-    return pruned.deliveries + pruned.exports + pruned.idempotencyKeys > 0;
+    return Object.values(pruned).some((count) => count > 0);
   }
 
   /** Deletes one batch of each kind of expired record; how many of each. */
@@ -60,6 +62,8 @@ export class RetentionSweeper implements JobRunner {
       deliveries: await deleteFinishedDeliveries(this.ctx.db, before, this.batchSize),
       exports: await this.exports.deleteFinished(before, this.batchSize),
       idempotencyKeys: await deleteExpiredKeys(this.ctx.db, now, this.batchSize),
+      // After the deliveries: an event goes once the last delivery of it has.
+      events: await deleteSettledEvents(this.ctx.db, before, this.batchSize),
     };
     this.backlog = Object.values(pruned).some((count) => count === this.batchSize);
     return pruned;

@@ -95,7 +95,7 @@ describe.each(databaseKinds)('retention on %s', (kind) => {
   const attemptCount = async (deliveryIds: string[]) =>
     (await t.database.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_attempts WHERE delivery_id = ANY ($1::text[])', [deliveryIds]))[0].n;
 
-  it('prunes finished deliveries, exports with their files and expired idempotency keys past the period, in batches, and keeps the rest', async () => {
+  it('prunes finished deliveries, exports with their files, settled events and expired idempotency keys past the period, in batches, and keeps the rest', async () => {
     const jobs = await startJobLoop([t.app.services.exports], { db: t.database.db, idleMs: 20, onError: (_runner, error) => console.error(error) });
     // Day 0: one delivery delivered, one failed for good (410), one failing and still pending; an export; an idempotent POST.
     const ok = await createWebhook('/ok');
@@ -121,10 +121,20 @@ describe.each(databaseKinds)('retention on %s', (kind) => {
     await t.request('POST', 'alerts', { apiKey: org.apiKey, body: { projectId, title: 'new', severity: 'low' }, headers: { 'idempotency-key': 'new-key' } });
     expect(await attemptCount([oldDelivered.id, oldFailed.id])).toBe(2);
 
+    const cutoff = new Date(clock.now().getTime() - 30 * day);
+    const eventsBefore = async (before: boolean) =>
+      (await t.database.db.query<{ id: string }>(`SELECT id FROM events WHERE (created_at < $1) = $2 ORDER BY id`, [cutoff, before])).map((row) => row.id);
+    const [{ eventId: pendingEventId }] = await t.database.db.query<{ eventId: string }>('SELECT event_id AS "eventId" FROM webhook_deliveries WHERE id = $1', [
+      oldPending.id,
+    ]);
+    expect((await eventsBefore(true)).length).toBeGreaterThan(2);
+    const recentEvents = await eventsBefore(false);
+    expect(recentEvents.length).toBeGreaterThan(0);
+
     const context = { db: t.database.db, clock, config: testConfig({ dataDir, retentionDays: 30 }) };
     const sweeper = new RetentionSweeper(context, t.app.services.exports, { batchSize: 1, pauseMs: 0 });
     const first = await sweeper.pruneBatch();
-    expect(first).toEqual({ deliveries: 1, exports: 1, idempotencyKeys: 1 });
+    expect(first).toEqual({ deliveries: 1, exports: 1, idempotencyKeys: 1, events: 1 });
     while (await sweeper.runNext());
 
     expect((await deliveries(ok)).map((d) => d.id)).toEqual([recentDelivered.id]);
@@ -139,5 +149,8 @@ describe.each(databaseKinds)('retention on %s', (kind) => {
     expect(existsSync(exportFile(recentExport.id))).toBe(true);
     expect(await keyCount('old-key')).toBe(0);
     expect(await keyCount('new-key')).toBe(1);
+    // Of the old events only the one a pending delivery still sends is left; recent ones all stay.
+    expect(await eventsBefore(true)).toEqual([pendingEventId]);
+    expect(await eventsBefore(false)).toEqual(recentEvents);
   });
 });

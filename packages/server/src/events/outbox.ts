@@ -39,3 +39,20 @@ export async function recordEvent<E extends EventName>(
   await announceOnCommit(tx, recorded);
   return recorded;
 }
+
+/**
+ * Deletes up to `limit` events recorded before `before` that no webhook delivery refers to any
+ * more (deliveries read their event back to send it; a delete would take them with it). Nothing
+ * adds a delivery to an old event: deliveries are made in the event's own transaction.
+ */
+export async function deleteSettledEvents(db: Queryable, before: Date, limit: number): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM events WHERE id IN (
+       SELECT e.id FROM events e
+       WHERE e.created_at < $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
+       LIMIT $2 FOR UPDATE SKIP LOCKED
+     ) RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
+}

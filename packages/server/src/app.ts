@@ -170,6 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await committedEvents?.close();
       await lastUsed.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record key use'));
       await services.usage.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record usage'));
+      await services.chat.readers.close();
     },
   };
 }

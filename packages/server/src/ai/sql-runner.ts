@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/connect.js';
+import { NoTurnInTime } from './concurrency-limit.js';
 import type { ProjectReaders } from './project-reader.js';
 import { guardSql } from './sql-guard.js';
 
@@ -83,7 +84,7 @@ export async function runModelSql(
     });
     return { ok: true, statement: guarded.statement, columns: Object.keys(rows[0] ?? {}), rows, truncated };
   } catch (error) {
-    if (error instanceof TooCostly) return { ok: false, error: error.message };
+    if (error instanceof TooCostly || error instanceof NoTurnInTime) return { ok: false, error: error.message };
     return { ok: false, error: `The database refused the statement: ${error instanceof Error ? error.message : String(error)}` };
   }
 }

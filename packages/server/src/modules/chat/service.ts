@@ -1,6 +1,6 @@
 import { OpenAiCompatibleProvider } from '../../ai/openai-provider.js';
+import { ConcurrencyLimit, NoTurnInTime } from '../../ai/concurrency-limit.js';
 import { describeProject } from '../../ai/project-data.js';
-import { OrgConcurrency } from '../../ai/org-concurrency.js';
 import { ProjectReaders } from '../../ai/project-reader.js';
 import { systemPrompt } from '../../ai/prompt.js';
 import { type ChatProvider, ProviderError } from '../../ai/provider.js';
@@ -8,7 +8,7 @@ import { runModelSql } from '../../ai/sql-runner.js';
 import { answerQuestion } from '../../ai/tool-loop.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { ServiceContext } from '../../platform/context.js';
-import { ApiError, found } from '../../platform/errors.js';
+import { ApiError, found, RetryLater } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { insertQuery } from '../history/store.js';
 import { findProject } from '../projects/store.js';
@@ -21,6 +21,9 @@ export interface Asker {
   userId: string | null;
 }
 
+/** Seconds a question refused for want of a free connection is asked to wait: about one statement's time limit. */
+const busyRetryAfterSeconds = 5;
+
 export const notConfigured = () =>
   new ApiError('SERVICE_UNAVAILABLE', 'The AI component is not configured on this instance (set AI_BASE_URL and AI_MODEL).');
 
@@ -31,7 +34,7 @@ export class ChatService {
   private readonly provider: ChatProvider | undefined;
   readonly readers: ProjectReaders;
   /** The model's statements, at most two at a time per organization. */
-  readonly modelSql = new OrgConcurrency(2);
+  readonly modelSql = new ConcurrencyLimit(2);
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -39,7 +42,7 @@ export class ChatService {
     provider: ChatProvider | undefined = ctx.config.ai && new OpenAiCompatibleProvider(ctx.config.ai),
   ) {
     this.provider = provider;
-    this.readers = new ProjectReaders(ctx.db);
+    this.readers = new ProjectReaders(ctx.db, ctx.config.projectSql);
   }
 
   get configured(): boolean {
@@ -58,7 +61,11 @@ export class ChatService {
     if (!provider) throw notConfigured();
     await this.usage.assertAiAllowance(asker.orgId);
     const started = clock.now();
-    const tables = await describeProject(db, this.readers, asker.orgId, project.id);
+    const tables = await describeProject(db, this.readers, asker.orgId, project.id).catch((error: unknown) => {
+      // Nothing is spent yet: the client is asked to come back rather than the model asked to answer blind.
+      if (error instanceof NoTurnInTime) throw new RetryLater('SERVICE_UNAVAILABLE', error.message, busyRetryAfterSeconds);
+      throw error;
+    });
     const tableNames = new Set(tables.map((table) => table.name));
     let outcome;
     try {

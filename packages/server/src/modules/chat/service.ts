@@ -33,7 +33,7 @@ const storable = (text: string): string => text.replaceAll('\u0000', '\uFFFD');
 export class ChatService {
   private readonly provider: ChatProvider | undefined;
   readonly readers: ProjectReaders;
-  /** The model's statements, at most two at a time per organization. */
+  /** The SQL of the organization's questions (the project's description, the model's statements), at most two at a time. */
   readonly modelSql = new ConcurrencyLimit(2);
 
   constructor(
@@ -61,7 +61,7 @@ export class ChatService {
     if (!provider) throw notConfigured();
     await this.usage.assertAiAllowance(asker.orgId);
     const started = clock.now();
-    const tables = await describeProject(db, this.readers, asker.orgId, project.id).catch((error: unknown) => {
+    const tables = await this.modelSql.run(asker.orgId, () => describeProject(db, this.readers, asker.orgId, project.id)).catch((error: unknown) => {
       // Nothing is spent yet: the client is asked to come back rather than the model asked to answer blind.
       if (error instanceof NoTurnInTime) throw new RetryLater('SERVICE_UNAVAILABLE', error.message, busyRetryAfterSeconds);
       throw error;

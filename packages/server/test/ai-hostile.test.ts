@@ -104,15 +104,30 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     expect(outcome).toMatchObject({ ok: true, truncated: true, columns: ['n'] });
     expect(outcome.ok && outcome.rows.length).toBe(100);
 
-    const wide = await runModelSql(
-      t.app.services.chat.readers,
-      projectId,
-      new Set(['numbers']),
-      "SELECT string_agg(md5(n::text) || md5(n::text) || md5(n::text), '') AS text FROM numbers",
-    );
+    const wide = await runModelSql(t.app.services.chat.readers, projectId, new Set(['numbers']), `SELECT '${'x'.repeat(12_000)}' AS text`);
     const text = wide.ok ? String(wide.rows[0].text) : '';
     expect(text).toHaveLength(10_001);
     expect(text.endsWith('…')).toBe(true);
+  });
+
+  it('refuses, before sending it, a result row larger than its share of 16 MiB, and runs text joined within the bound', async () => {
+    const cell = 'w'.repeat(100_000);
+    await createDatasetTable(t, org.orgId, projectId, {
+      id: newId('dataset'),
+      name: 'wide.csv',
+      table: 'wide',
+      columns: [{ name: 'w', type: 'text', originalName: 'w' }],
+      rows: [[cell]],
+    });
+    await t.app.services.chat.readers.ensure(org.orgId, projectId, [{ id: 'wide', table: 'wide' }]);
+    const readers = t.app.services.chat.readers;
+    const tables = new Set(['wide']);
+    expect(await runModelSql(readers, projectId, tables, 'SELECT w, w, w AS again FROM wide')).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^Refused: a result row is 3000\d\d bytes as text, over the 166111 allowed; select fewer or shorter columns/),
+    });
+    const joined = await runModelSql(readers, projectId, tables, "SELECT length(w || '|' || w) AS n, left(w, 3) AS head FROM wide");
+    expect(joined).toMatchObject({ ok: true, rows: [{ n: 200_001, head: 'www' }] });
   });
 
   it.runIf(kind === 'pglite')('refuses a statement the planner estimates too costly, PGlite having no timeout', async () => {

@@ -41,12 +41,31 @@ export const maxEmbeddedCost = 1_000_000;
 
 class TooCostly extends Error {}
 
-const capped = (statement: string) => `SELECT * FROM (\n${statement}\n) AS result LIMIT $1`;
+/**
+ * What one statement may send back, as text: each row may take its share. The rows are checked
+ * in the database, before they are sent, so a statement selecting a large column many times is
+ * refused rather than read into this process's memory.
+ */
+export const maxResultBytes = 16 * 1024 * 1024;
+
+const rowTooLarge = /"a result row of (\d+) bytes"/;
+
+/**
+ * The statement as a subquery, at most $1 rows of at most $2 bytes each. A larger row fails the
+ * cast to int in the branch only it reaches (the row is part of the expression, so the planner
+ * cannot evaluate it early): plain SQL that runs the same on PGlite and PostgreSQL.
+ */
+const capped = (statement: string) =>
+  `SELECT * FROM (\n${statement}\n) AS result
+   WHERE CASE WHEN octet_length(result::text) > $2 THEN ('a result row of ' || octet_length(result::text) || ' bytes')::int > 0 ELSE true END
+   LIMIT $1`;
+
+const cappedParams = (rowCap: number) => [rowCap + 1, Math.floor(maxResultBytes / (rowCap + 1))];
 
 async function assertAffordable(tx: Queryable, statement: string, rowCap: number): Promise<void> {
   const [explained] = await tx.query<{ 'QUERY PLAN': { Plan: { 'Total Cost': number } }[] }>(
     `EXPLAIN (FORMAT JSON) ${capped(statement)}`,
-    [rowCap + 1],
+    cappedParams(rowCap),
   );
   const cost = explained['QUERY PLAN'][0].Plan['Total Cost'];
   if (cost > maxEmbeddedCost) {
@@ -63,7 +82,7 @@ async function assertAffordable(tx: Queryable, statement: string, rowCap: number
  * split into several, whatever the text holds.
  */
 export async function readCapped(tx: Queryable, statement: string, rowCap: number): Promise<{ rows: ResultRow[]; truncated: boolean }> {
-  const rows = await tx.query<ResultRow>(capped(statement), [rowCap + 1]);
+  const rows = await tx.query<ResultRow>(capped(statement), cappedParams(rowCap));
   return { rows: rows.slice(0, rowCap).map(jsonRow), truncated: rows.length > rowCap };
 }
 
@@ -85,6 +104,11 @@ export async function runModelSql(
     return { ok: true, statement: guarded.statement, columns: Object.keys(rows[0] ?? {}), rows, truncated };
   } catch (error) {
     if (error instanceof TooCostly || error instanceof NoTurnInTime) return { ok: false, error: error.message };
+    const tooLarge = error instanceof Error ? rowTooLarge.exec(error.message) : null;
+    if (tooLarge) {
+      const allowed = cappedParams(limits.rowCap)[1];
+      return { ok: false, error: `Refused: a result row is ${tooLarge[1]} bytes as text, over the ${allowed} allowed; select fewer or shorter columns (left(column, 200)).` };
+    }
     return { ok: false, error: `The database refused the statement: ${error instanceof Error ? error.message : String(error)}` };
   }
 }

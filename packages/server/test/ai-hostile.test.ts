@@ -139,6 +139,44 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     expect(fine).toMatchObject({ ok: true, rows: [{ n: 22_500 }] });
   });
 
+  it.runIf(kind === 'pglite')('refuses, before it runs, a statement that does not fit what its question has left; the next question starts afresh', async () => {
+    const pairs = 'SELECT count(*)::int AS n FROM numbers a, numbers b';
+    fake.script({ toolCalls: Array.from({ length: 8 }, () => ({ sql: pairs })) }, { content: 'Done.' }, { toolCalls: [{ sql: pairs }] }, { content: 'Done.' });
+    expect((await ask(t, org, projectId, 'Count the pairs, eight times.')).status).toBe(200);
+    const results = toolResults(fake.requests[1].body);
+    const ran = results.filter((result) => result.rows).length;
+    expect(ran).toBeGreaterThan(0);
+    expect(ran).toBeLessThan(8);
+    expect(results).toEqual([
+      ...Array.from({ length: ran }, () => expect.objectContaining({ rows: [{ n: 22_500 }] })),
+      ...Array.from({ length: 8 - ran }, () => ({ error: expect.stringMatching(/^Refused: .* over the \d+ this question has left on the embedded database/) })),
+    ]);
+
+    const next = await ask(t, org, projectId, 'Count the pairs once.');
+    expect(next.body.data.rows).toEqual([{ n: 22_500 }]);
+  });
+
+  it.runIf(kind === 'pglite')('refuses the next statements of a question whose statements took its time on the embedded database', async () => {
+    // Every reading of this clock is a second later than the last, so each statement seems to take at least a second.
+    let now = Date.parse('2026-03-01T00:00:00.000Z');
+    const slow = await startAiTestApp(kind, { clock: { now: () => new Date((now += 1000)) } });
+    const asker = await slow.t.createOrg('business');
+    const project = (await createProject(slow.t, asker)).id;
+    try {
+      slow.fake.script({ toolCalls: Array.from({ length: 6 }, () => ({ sql: 'SELECT count(*)::int AS n FROM alerts' })) }, { content: 'Done.' });
+      expect((await ask(slow.t, asker, project, 'Count the alerts, six times.')).status).toBe(200);
+      const results = toolResults(slow.fake.requests[1].body);
+      const ran = results.filter((result) => result.rows).length;
+      expect(ran).toBeGreaterThan(0);
+      expect(ran).toBeLessThan(6);
+      expect(results.slice(ran)).toEqual(
+        Array.from({ length: 6 - ran }, () => ({ error: expect.stringMatching(/^Refused: this question's statements already took \d+ ms of the embedded database/) })),
+      );
+    } finally {
+      await slow.stop([project]);
+    }
+  });
+
   it.runIf(kind === 'postgres')('stops a statement that runs past the time limit', async () => {
     const outcome = await runModelSql(
       t.app.services.chat.readers,

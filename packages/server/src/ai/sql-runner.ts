@@ -1,5 +1,7 @@
 import type { Queryable } from '../db/connect.js';
+import { systemClock } from '../platform/clock.js';
 import { NoTurnInTime } from './concurrency-limit.js';
+import { EmbeddedBudget, OverBudget } from './embedded-budget.js';
 import type { ProjectReaders } from './project-reader.js';
 import { guardSql } from './sql-guard.js';
 
@@ -32,14 +34,6 @@ function jsonValue(value: unknown): unknown {
 export const jsonRow = (row: ResultRow): ResultRow =>
   Object.fromEntries(Object.entries(row).map(([column, value]) => [column, jsonValue(value)]));
 
-/**
- * PGlite cannot interrupt a running statement (WebAssembly has no timer signal), so there the
- * planner's estimate stands in for the statement timeout: a plan costlier than this is refused.
- * A sort and aggregate over a million rows costs about 150 000.
- */
-export const maxEmbeddedCost = 1_000_000;
-
-class TooCostly extends Error {}
 
 /**
  * What one statement may send back, as text: each row may take its share. The rows are checked
@@ -62,18 +56,13 @@ const capped = (statement: string) =>
 
 const cappedParams = (rowCap: number) => [rowCap + 1, Math.floor(maxResultBytes / (rowCap + 1))];
 
-async function assertAffordable(tx: Queryable, statement: string, rowCap: number): Promise<void> {
+/** The planner's estimate for the statement as it will run. */
+async function estimatedCost(tx: Queryable, statement: string, rowCap: number): Promise<number> {
   const [explained] = await tx.query<{ 'QUERY PLAN': { Plan: { 'Total Cost': number } }[] }>(
     `EXPLAIN (FORMAT JSON) ${capped(statement)}`,
     cappedParams(rowCap),
   );
-  const cost = explained['QUERY PLAN'][0].Plan['Total Cost'];
-  if (cost > maxEmbeddedCost) {
-    throw new TooCostly(
-      `Refused: the planner estimates this statement at ${Math.round(cost)} cost units, over the ${maxEmbeddedCost} ` +
-        'the embedded database allows; filter or aggregate before joining.',
-    );
-  }
+  return explained['QUERY PLAN'][0].Plan['Total Cost'];
 }
 
 /**
@@ -86,24 +75,30 @@ export async function readCapped(tx: Queryable, statement: string, rowCap: numbe
   return { rows: rows.slice(0, rowCap).map(jsonRow), truncated: rows.length > rowCap };
 }
 
-/** The model's SQL, end to end: parser check, then the project's read-only role. Failures are outcomes, never throws. */
+/**
+ * The model's SQL, end to end: parser check, then the project's read-only role; on PGlite also
+ * `budget`, what the question has left (a fresh one, one statement's worth, when none is given).
+ * Failures are outcomes, never throws.
+ */
 export async function runModelSql(
   readers: ProjectReaders,
   projectId: string,
   tables: ReadonlySet<string>,
   sql: string,
   limits: SqlLimits = defaultSqlLimits,
+  budget: EmbeddedBudget = new EmbeddedBudget(systemClock),
 ): Promise<SqlOutcome> {
   const guarded = await guardSql(sql, tables);
   if (!guarded.ok) return { ok: false, error: `Refused: ${guarded.reason}` };
   try {
     const { rows, truncated } = await readers.read(projectId, limits.statementTimeoutMs, async (tx) => {
-      if (!readers.interruptible) await assertAffordable(tx, guarded.statement, limits.rowCap);
-      return readCapped(tx, guarded.statement, limits.rowCap);
+      const read = () => readCapped(tx, guarded.statement, limits.rowCap);
+      if (readers.interruptible) return read();
+      return budget.spend(await estimatedCost(tx, guarded.statement, limits.rowCap), read);
     });
     return { ok: true, statement: guarded.statement, columns: Object.keys(rows[0] ?? {}), rows, truncated };
   } catch (error) {
-    if (error instanceof TooCostly || error instanceof NoTurnInTime) return { ok: false, error: error.message };
+    if (error instanceof OverBudget || error instanceof NoTurnInTime) return { ok: false, error: error.message };
     const tooLarge = error instanceof Error ? rowTooLarge.exec(error.message) : null;
     if (tooLarge) {
       const allowed = cappedParams(limits.rowCap)[1];

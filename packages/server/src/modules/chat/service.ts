@@ -1,10 +1,11 @@
 import { OpenAiCompatibleProvider } from '../../ai/openai-provider.js';
 import { ConcurrencyLimit, NoTurnInTime } from '../../ai/concurrency-limit.js';
+import { EmbeddedBudget } from '../../ai/embedded-budget.js';
 import { describeProject } from '../../ai/project-data.js';
 import { ProjectReaders } from '../../ai/project-reader.js';
 import { systemPrompt } from '../../ai/prompt.js';
 import { type ChatProvider, ProviderError } from '../../ai/provider.js';
-import { runModelSql } from '../../ai/sql-runner.js';
+import { defaultSqlLimits, runModelSql } from '../../ai/sql-runner.js';
 import { answerQuestion } from '../../ai/tool-loop.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { ServiceContext } from '../../platform/context.js';
@@ -69,8 +70,9 @@ export class ChatService {
     const tableNames = new Set(tables.map((table) => table.name));
     let outcome;
     try {
+      const budget = new EmbeddedBudget(clock);
       outcome = await answerQuestion(provider, systemPrompt(project.name, tables, started), input.message, (sql) =>
-        this.modelSql.run(asker.orgId, () => runModelSql(this.readers, project.id, tableNames, sql)),
+        this.modelSql.run(asker.orgId, () => runModelSql(this.readers, project.id, tableNames, sql, defaultSqlLimits, budget)),
       );
     } catch (error) {
       if (error instanceof ProviderError) {

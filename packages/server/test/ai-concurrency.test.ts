@@ -159,3 +159,45 @@ describe.each(databaseKinds)('one organization’s questions and another organiz
     },
   );
 });
+
+describe.runIf(postgresUrl)('the project-SQL pool on postgres', () => {
+  it('answers 503 with Retry-After, having asked the model nothing, when no connection frees up in time; its connections close with the server', async () => {
+    const ai = await startAiTestApp('postgres', { config: { projectSql: { poolSize: 1, maxWaitMs: 50 } } });
+    const { t, fake } = ai;
+    const holder = await t.createOrg('business', { name: 'Holder' });
+    const asker = await t.createOrg('business', { name: 'Asker' });
+    const held = (await createProject(t, holder)).id;
+    const asked = (await createProject(t, asker)).id;
+    await t.app.services.chat.readers.ensure(holder.orgId, held, []);
+    const release = gate();
+    const started = gate();
+    let pid = 0;
+    // The pool's one connection stays taken until the test releases it.
+    const holding = t.app.services.chat.readers.read(held, 5_000, async (tx) => {
+      [{ pid }] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      started.open();
+      await release.opened;
+    });
+    let stopped = false;
+    try {
+      await started.opened;
+      const busy = await ask(t, asker, asked, 'How many alerts?');
+      expect(busy.status).toBe(503);
+      expect(busy.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', error: expect.stringMatching(/^Busy: every connection for project SQL stayed taken for 50 ms/) });
+      expect(busy.headers.get('retry-after')).toBe('5');
+      expect(fake.requests).toHaveLength(0);
+      expect((await t.request('GET', 'projects', { apiKey: asker.apiKey })).status).toBe(200);
+
+      release.open();
+      await holding;
+      const backends = () => onPostgres(async (client) => (await client.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount);
+      expect(await backends()).toBe(1);
+      await ai.stop([held, asked]);
+      stopped = true;
+      await expect.poll(backends).toBe(0);
+    } finally {
+      release.open();
+      if (!stopped) await ai.stop([held, asked]);
+    }
+  });
+});

@@ -43,11 +43,11 @@ describe.each(databaseKinds)('the model’s SQL, per organization, on %s', (kind
       await held.opened;
       return chat.readers.read(heavyProject, 5_000, (tx) => tx.query<{ n: number }>('SELECT count(*)::int AS n FROM alerts'));
     };
-    const heavyQuestions = [1, 2, 3, 4, 5, 6].map((n) => chat.modelSql.run(heavy.orgId, statement(n)));
+    const heavyQuestions = [1, 2, 3, 4, 5, 6].map((n) => chat.readers.perOrganization.run(heavy.orgId, statement(n)));
     await expect.poll(() => started.length).toBe(2);
-    expect(chat.modelSql.load(heavy.orgId)).toEqual({ running: 2, waiting: 4 });
+    expect(chat.readers.perOrganization.load(heavy.orgId)).toEqual({ running: 2, waiting: 4 });
 
-    const calmAnswer = await chat.modelSql.run(calm.orgId, () =>
+    const calmAnswer = await chat.readers.perOrganization.run(calm.orgId, () =>
       chat.readers.read(calmProject, 5_000, (tx) => tx.query<{ n: number }>('SELECT count(*)::int AS n FROM alerts')),
     );
     expect(calmAnswer).toEqual([{ n: 0 }]);
@@ -57,7 +57,7 @@ describe.each(databaseKinds)('the model’s SQL, per organization, on %s', (kind
     held.open();
     expect((await Promise.all(heavyQuestions)).map((rows) => rows[0].n)).toEqual([0, 0, 0, 0, 0, 0]);
     expect(started.sort()).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(chat.modelSql.load(heavy.orgId)).toEqual({ running: 0, waiting: 0 });
+    expect(chat.readers.perOrganization.load(heavy.orgId)).toEqual({ running: 0, waiting: 0 });
   });
 });
 

@@ -24,6 +24,7 @@ export function projectReaderRole(projectId: string): string {
 }
 
 const everyone = 'process';
+const readerWorkMem = '4MB';
 
 const quoted = (schema: string, table: string) => `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)}`;
 
@@ -40,6 +41,11 @@ export class ProjectReaders {
   private readonly readDb: Db;
   /** One turn per connection of that pool (PGlite: one statement at a time, so the API's queries pass between them). */
   private readonly turns: ConcurrencyLimit;
+  /**
+   * What callers run an organization's reads through (a question's, a dashboard's widgets): at
+   * most two at once, so one organization holds at most two of the pool's connections.
+   */
+  readonly perOrganization = new ConcurrencyLimit(2);
 
   constructor(
     private readonly db: Db,
@@ -92,6 +98,8 @@ export class ProjectReaders {
       this.readDb.transaction(async (tx) => {
         await tx.query('SET TRANSACTION READ ONLY');
         await tx.query(`SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`);
+        // Sorts and hashes spill to disk beyond this, whatever the server's own setting.
+        await tx.query(`SET LOCAL work_mem = '${readerWorkMem}'`);
         await tx.query(`SET LOCAL search_path TO ${pg.escapeIdentifier(schema)}, pg_catalog`);
         await tx.query(`SET LOCAL ROLE ${pg.escapeIdentifier(projectReaderRole(projectId))}`);
         return work(tx);

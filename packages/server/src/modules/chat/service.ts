@@ -1,5 +1,5 @@
 import { OpenAiCompatibleProvider } from '../../ai/openai-provider.js';
-import { ConcurrencyLimit, NoTurnInTime } from '../../ai/concurrency-limit.js';
+import { NoTurnInTime } from '../../ai/concurrency-limit.js';
 import { EmbeddedBudget } from '../../ai/embedded-budget.js';
 import { describeProject } from '../../ai/project-data.js';
 import { ProjectReaders } from '../../ai/project-reader.js';
@@ -34,8 +34,6 @@ const storable = (text: string): string => text.replaceAll('\u0000', '\uFFFD');
 export class ChatService {
   private readonly provider: ChatProvider | undefined;
   readonly readers: ProjectReaders;
-  /** The SQL of the organization's questions (the project's description, the model's statements), at most two at a time. */
-  readonly modelSql = new ConcurrencyLimit(2);
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -62,7 +60,7 @@ export class ChatService {
     if (!provider) throw notConfigured();
     await this.usage.assertAiAllowance(asker.orgId);
     const started = clock.now();
-    const tables = await this.modelSql.run(asker.orgId, () => describeProject(db, this.readers, asker.orgId, project.id)).catch((error: unknown) => {
+    const tables = await this.readers.perOrganization.run(asker.orgId, () => describeProject(db, this.readers, asker.orgId, project.id)).catch((error: unknown) => {
       // Nothing is spent yet: the client is asked to come back rather than the model asked to answer blind.
       if (error instanceof NoTurnInTime) throw new RetryLater('SERVICE_UNAVAILABLE', error.message, busyRetryAfterSeconds);
       throw error;
@@ -72,7 +70,7 @@ export class ChatService {
     try {
       const budget = new EmbeddedBudget(clock);
       outcome = await answerQuestion(provider, systemPrompt(project.name, tables, started), input.message, (sql) =>
-        this.modelSql.run(asker.orgId, () => runModelSql(this.readers, project.id, tableNames, sql, defaultSqlLimits, budget)),
+        this.readers.perOrganization.run(asker.orgId, () => runModelSql(this.readers, project.id, tableNames, sql, defaultSqlLimits, budget)),
       );
     } catch (error) {
       if (error instanceof ProviderError) {

@@ -21,6 +21,7 @@ describe('the SQL guard', () => {
     `SELECT area || ' (' || severity || ')', concat(title, ': ', area), concat_ws(', ', area, title) FROM alerts`,
     `SELECT t.area, t.n FROM (SELECT area, count(*) AS n FROM alerts GROUP BY area) AS t WHERE t.area = ANY(ARRAY['eu', 'us'])`,
     `WITH w AS (SELECT area FROM alerts) SELECT area || '!' FROM w`,
+    `SELECT area::char(2), amount::numeric(12, 2), title::varchar(100000) FROM alerts, sales`,
   ])('accepts %s', async (sql) => {
     const result = await guardSql(sql, tables);
     expect(result).toMatchObject({ ok: true });
@@ -43,6 +44,8 @@ describe('the SQL guard', () => {
     ['an unbounded allocation', "SELECT repeat('x', 1000000000)", /repeat\(\) is not allowed/],
     ['a width that allocates 500 MB', "SELECT format('%500000000s', 'x') FROM sales", /format\(\) is not allowed/],
     ['a padding that allocates 500 MB', "SELECT lpad('x', 500000000) FROM sales", /lpad\(\) is not allowed/],
+    ['a char(n) cast that pads to 10 MB', "SELECT 'x'::char(10485760) FROM sales", /char\(10485760\) pads every value/],
+    ['a character(n) cast that pads to 10 MB', "SELECT CAST(area AS character(10485760)) FROM alerts", /char\(10485760\) pads every value/],
     ['nested replace, each multiplying the text', "SELECT replace(replace(title, 'a', title), 'a', title) FROM alerts", /replace\(\) is not allowed/],
     ['a regular expression replacement repeating each character', "SELECT regexp_replace(title, '(.)', '\\1\\1\\1\\1', 'g') FROM alerts", /regexp_replace\(\) is not allowed/],
     ['string_agg over a cross join', "SELECT string_agg(a.title, ',') FROM alerts a, alerts b, alerts c", /string_agg\(\) is not allowed/],

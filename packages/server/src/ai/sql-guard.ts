@@ -189,6 +189,9 @@ class TreeCheck {
     if (!isNode(typeName)) return;
     const name = withoutCatalogSchema(nameParts(typeName.names), 'type').toLowerCase();
     if (!allowedTypes.has(name)) throw new Refusal(`Casting to ${name} is not allowed.`);
+    const [first] = Array.isArray(typeName.typmods) ? typeName.typmods : [];
+    const width = isNode(first) && isNode(first.A_Const) && isNode(first.A_Const.ival) ? Number(first.A_Const.ival.ival ?? 0) : 0;
+    if (name === 'bpchar' && width > maxCharWidth) throw new Refusal(`char(${width}) pads every value to ${width} characters; cast to text instead.`);
   }
 }
 
@@ -205,6 +208,9 @@ function namesOfRows(tree: unknown, names = new Set<string>()): Set<string> {
 
 /** No column, call or subquery inside: a value fixed by the statement's text. */
 const isConstant = (tree: unknown): boolean => !/"(ColumnRef|FuncCall|SubLink|SelectStmt)"/.test(JSON.stringify(tree));
+
+/** char(n) pads with spaces to n: a cast is an allocation of n characters per value. */
+const maxCharWidth = 255;
 
 let parserReady: Promise<void> | undefined;
 

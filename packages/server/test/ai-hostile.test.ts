@@ -110,7 +110,7 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     expect(text.endsWith('…')).toBe(true);
   });
 
-  it('refuses, before sending it, a result row larger than its share of 16 MiB, and runs text joined within the bound', async () => {
+  it('refuses, before sending it, a result row larger than its share of 16 MiB or over 100 columns, and runs text joined within the bound', async () => {
     const cell = 'w'.repeat(100_000);
     await createDatasetTable(t, org.orgId, projectId, {
       id: newId('dataset'),
@@ -125,6 +125,10 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     expect(await runModelSql(readers, projectId, tables, 'SELECT w, w, w AS again FROM wide')).toEqual({
       ok: false,
       error: expect.stringMatching(/^Refused: a result row is 3000\d\d bytes as text, over the 166111 allowed; select fewer or shorter columns/),
+    });
+    expect(await runModelSql(readers, projectId, tables, `SELECT ${Array.from({ length: 101 }, () => 'w').join(', ')} FROM wide`)).toEqual({
+      ok: false,
+      error: 'Refused: the statement returns 101 columns; at most 100 are allowed, name the ones needed.',
     });
     const joined = await runModelSql(readers, projectId, tables, "SELECT length(w || '|' || w) AS n, left(w, 3) AS head FROM wide");
     expect(joined).toMatchObject({ ok: true, rows: [{ n: 200_001, head: 'www' }] });

@@ -56,13 +56,22 @@ const capped = (statement: string) =>
 
 const cappedParams = (rowCap: number) => [rowCap + 1, Math.floor(maxResultBytes / (rowCap + 1))];
 
-/** The planner's estimate for the statement as it will run. */
-async function estimatedCost(tx: Queryable, statement: string, rowCap: number): Promise<number> {
-  const [explained] = await tx.query<{ 'QUERY PLAN': { Plan: { 'Total Cost': number } }[] }>(
-    `EXPLAIN (FORMAT JSON) ${capped(statement)}`,
+/**
+ * Columns one statement may return. A row is checked as a whole (above), which builds it; a
+ * dataset row is at most 1 MiB and joined texts at most 32 values, so this bounds what that costs.
+ */
+export const maxResultColumns = 100;
+
+class TooManyColumns extends Error {}
+
+/** The plan of the statement as it will run: the planner's estimate, and the columns it returns. */
+async function planOf(tx: Queryable, statement: string, rowCap: number): Promise<{ cost: number; columns: number }> {
+  const [explained] = await tx.query<{ 'QUERY PLAN': { Plan: { 'Total Cost': number; Output: string[] } }[] }>(
+    `EXPLAIN (VERBOSE, FORMAT JSON) ${capped(statement)}`,
     cappedParams(rowCap),
   );
-  return explained['QUERY PLAN'][0].Plan['Total Cost'];
+  const { Plan: plan } = explained['QUERY PLAN'][0];
+  return { cost: plan['Total Cost'], columns: plan.Output.length };
 }
 
 /**
@@ -93,12 +102,15 @@ export async function runModelSql(
   try {
     const { rows, truncated } = await readers.read(projectId, limits.statementTimeoutMs, async (tx) => {
       const read = () => readCapped(tx, guarded.statement, limits.rowCap);
-      if (readers.interruptible) return read();
-      return budget.spend(await estimatedCost(tx, guarded.statement, limits.rowCap), read);
+      const { cost, columns } = await planOf(tx, guarded.statement, limits.rowCap);
+      if (columns > maxResultColumns) {
+        throw new TooManyColumns(`Refused: the statement returns ${columns} columns; at most ${maxResultColumns} are allowed, name the ones needed.`);
+      }
+      return readers.interruptible ? read() : budget.spend(cost, read);
     });
     return { ok: true, statement: guarded.statement, columns: Object.keys(rows[0] ?? {}), rows, truncated };
   } catch (error) {
-    if (error instanceof OverBudget || error instanceof NoTurnInTime) return { ok: false, error: error.message };
+    if (error instanceof OverBudget || error instanceof TooManyColumns || error instanceof NoTurnInTime) return { ok: false, error: error.message };
     const tooLarge = error instanceof Error ? rowTooLarge.exec(error.message) : null;
     if (tooLarge) {
       const allowed = cappedParams(limits.rowCap)[1];

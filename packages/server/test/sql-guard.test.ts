@@ -22,6 +22,7 @@ describe('the SQL guard', () => {
     `SELECT t.area, t.n FROM (SELECT area, count(*) AS n FROM alerts GROUP BY area) AS t WHERE t.area = ANY(ARRAY['eu', 'us'])`,
     `WITH w AS (SELECT area FROM alerts) SELECT area || '!' FROM w`,
     `SELECT area::char(2), amount::numeric(12, 2), title::varchar(100000) FROM alerts, sales`,
+    `SELECT s.sales, sales.sales FROM sales s, sales`,
   ])('accepts %s', async (sql) => {
     const result = await guardSql(sql, tables);
     expect(result).toMatchObject({ ok: true });
@@ -57,7 +58,8 @@ describe('the SQL guard', () => {
     ['an array built from columns', 'SELECT ARRAY[title, title]::text FROM alerts', /ARRAY\[…\] may hold only constants/],
     ['an array built from a cross join', 'SELECT ARRAY(SELECT a.title FROM alerts a, alerts b)', /ARRAY\(SELECT/],
     ['a row as text, escaping its quotes', 'SELECT ROW(title, area)::text FROM alerts', /RowExpr is not allowed/],
-    ['a whole row as text, nested through CTEs', 'WITH a AS (SELECT t::text AS s FROM alerts t), b AS (SELECT a::text AS s FROM a) SELECT s FROM b', /"t" names a table here/],
+    ['a whole row as text, nested through CTEs', 'WITH a AS (SELECT t::text AS s FROM alerts t), b AS (SELECT a::text AS s FROM a) SELECT s FROM b', /"t" is also the name of a table or alias here, so it could mean the whole row/],
+    ['a column named like its table, unqualified', 'SELECT sales FROM sales', /qualify the column \(sales\.sales, or alias\.sales\)/],
     ['t.* inside an expression', 'SELECT count(a.*) FROM alerts a', /t\.\* may only be a whole item/],
     ['texts joined in two SELECTs, one doubling the other', 'WITH a AS (SELECT title || title AS s FROM alerts), b AS (SELECT s || s AS s FROM a) SELECT s || s FROM b', /only one SELECT/],
     ['too many joins', `SELECT ${Array.from({ length: 34 }, () => 'title').join(' || ')} FROM alerts`, /joins texts 33 times/],

@@ -47,14 +47,14 @@ class TreeCheck {
 
   constructor(
     private readonly tables: ReadonlySet<string>,
-    root: unknown,
+    private readonly root: unknown,
   ) {
     this.rowNames = namesOfRows(root);
   }
 
-  /** Checks the whole statement from its root. */
-  check(root: unknown): void {
-    this.visit(root, new Set());
+  /** Checks the whole statement. */
+  check(): void {
+    this.visit(this.root, new Set());
     if (this.joiningSelects.size > 1) {
       throw new Refusal('Texts may be joined (||, concat, concat_ws, overlay) in only one SELECT of the statement; join them in the outermost one.');
     }
@@ -181,7 +181,10 @@ class TreeCheck {
     if (star && !this.listedStars.has(body)) throw new Refusal('t.* may only be a whole item of a select list; name the columns.');
     const [name] = nameParts(fields);
     if (fields.length === 1 && this.rowNames.has(name)) {
-      throw new Refusal(`"${name}" names a table here; whole rows are not allowed, name the columns (${name}.column).`);
+      throw new Refusal(
+        `"${name}" is also the name of a table or alias here, so it could mean the whole row, which is not allowed; ` +
+          `qualify the column (${name}.${name}, or alias.${name}).`,
+      );
     }
   }
 
@@ -234,7 +237,7 @@ export async function guardSql(sql: string, tables: ReadonlySet<string>): Promis
   const root = only.stmt as Node | undefined;
   if (!root || !isNode(root.SelectStmt)) return { ok: false, reason: 'Only a SELECT statement (optionally with WITH) is allowed.' };
   try {
-    new TreeCheck(tables, root).check(root);
+    new TreeCheck(tables, root).check();
   } catch (error) {
     if (error instanceof Refusal) return { ok: false, reason: error.message };
     throw error;

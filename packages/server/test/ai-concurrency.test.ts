@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runModelSql } from '../src/ai/sql-runner.js';
 import { newId } from '../src/platform/ids.js';
 import { projectSchemaName } from '../src/platform/project-schema.js';
 import { type AiTestApp, ask, createDatasetTable, startAiTestApp } from './support/ai.js';
@@ -187,6 +188,11 @@ describe.runIf(postgresUrl)('the project-SQL pool on postgres', () => {
       expect(busy.headers.get('retry-after')).toBe('5');
       expect(fake.requests).toHaveLength(0);
       expect((await t.request('GET', 'projects', { apiKey: asker.apiKey })).status).toBe(200);
+      // Mid-question, the model is told instead, and may try again or answer without it.
+      expect(await runModelSql(t.app.services.chat.readers, asked, new Set(['alerts']), 'SELECT count(*) FROM alerts')).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^Busy: every connection for project SQL stayed taken for 50 ms; try again in a moment\.$/),
+      });
 
       release.open();
       await holding;

@@ -103,7 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done();
   });
 
-  metricsRoute(http, { db, token: config.metricsToken });
+  metricsRoute(http, { db, token: config.metricsToken, projectSql: () => services.chat.readers.load });
   http.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   http.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     if (await databaseAnswers(db)) return { status: 'ok' };
@@ -170,6 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await committedEvents?.close();
       await lastUsed.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record key use'));
       await services.usage.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record usage'));
+      await services.chat.readers.close();
     },
   };
 }

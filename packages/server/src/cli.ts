@@ -187,9 +187,11 @@ async function execute(command: AdminCommand): Promise<AdminResult> {
   // service modules, which take seconds to load.
   const [{ openRuntime }, { createServices }] = await Promise.all([import('./runtime.js'), import('./services.js')]);
   const runtime = await openRuntime(config, { migrate: command.kind !== 'migrate' });
+  const services = createServices(runtime);
   try {
-    return await runAdminCommand({ db: runtime.db, services: createServices(runtime), grantsChanged: () => undefined }, command);
+    return await runAdminCommand({ db: runtime.db, services, grantsChanged: () => undefined }, command);
   } finally {
+    await services.chat.readers.close();
     await runtime.close();
   }
 }

@@ -10,6 +10,14 @@ export interface AiConfig {
   timeoutMs?: number;
 }
 
+/** Where SQL written by the model or a dashboard (run as a project's read-only role) runs. */
+export interface ProjectSqlConfig {
+  /** PostgreSQL: connections of the pool of its own (VIGIL_AI_SQL_POOL_SIZE); PGlite runs one statement at a time. */
+  poolSize: number;
+  /** The longest a statement waits for a free connection before it is answered "busy" (VIGIL_AI_SQL_QUEUE_MS). */
+  maxWaitMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -21,6 +29,7 @@ export interface Config {
   secretKey: string | undefined;
   role: ProcessRole;
   ai: AiConfig | undefined;
+  projectSql: ProjectSqlConfig;
   webhookTimeoutMs: number;
   webhookRetryScheduleMs: number[];
   webhookAllowPrivate: boolean;
@@ -137,6 +146,10 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey,
     role,
     ai: aiConfig(env),
+    projectSql: {
+      poolSize: integer(env, 'VIGIL_AI_SQL_POOL_SIZE', 4, 1, 100),
+      maxWaitMs: integer(env, 'VIGIL_AI_SQL_QUEUE_MS', 5_000, 0, 600_000),
+    },
     webhookTimeoutMs: integer(env, 'VIGIL_WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
     webhookRetryScheduleMs: retrySchedule(env),
     webhookAllowPrivate: boolean(env, 'VIGIL_WEBHOOK_ALLOW_PRIVATE'),

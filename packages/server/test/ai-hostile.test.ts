@@ -104,15 +104,34 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     expect(outcome).toMatchObject({ ok: true, truncated: true, columns: ['n'] });
     expect(outcome.ok && outcome.rows.length).toBe(100);
 
-    const wide = await runModelSql(
-      t.app.services.chat.readers,
-      projectId,
-      new Set(['numbers']),
-      "SELECT string_agg(md5(n::text) || md5(n::text) || md5(n::text), '') AS text FROM numbers",
-    );
+    const wide = await runModelSql(t.app.services.chat.readers, projectId, new Set(['numbers']), `SELECT '${'x'.repeat(12_000)}' AS text`);
     const text = wide.ok ? String(wide.rows[0].text) : '';
     expect(text).toHaveLength(10_001);
     expect(text.endsWith('…')).toBe(true);
+  });
+
+  it('refuses, before sending it, a result row larger than its share of 16 MiB or over 100 columns, and runs text joined within the bound', async () => {
+    const cell = 'w'.repeat(100_000);
+    await createDatasetTable(t, org.orgId, projectId, {
+      id: newId('dataset'),
+      name: 'wide.csv',
+      table: 'wide',
+      columns: [{ name: 'w', type: 'text', originalName: 'w' }],
+      rows: [[cell]],
+    });
+    await t.app.services.chat.readers.ensure(org.orgId, projectId, [{ id: 'wide', table: 'wide' }]);
+    const readers = t.app.services.chat.readers;
+    const tables = new Set(['wide']);
+    expect(await runModelSql(readers, projectId, tables, 'SELECT w, w, w AS again FROM wide')).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^Refused: a result row is 3000\d\d bytes as text, over the 166111 allowed; select fewer or shorter columns/),
+    });
+    expect(await runModelSql(readers, projectId, tables, `SELECT ${Array.from({ length: 101 }, () => 'w').join(', ')} FROM wide`)).toEqual({
+      ok: false,
+      error: 'Refused: the statement returns 101 columns; at most 100 are allowed, name the ones needed.',
+    });
+    const joined = await runModelSql(readers, projectId, tables, "SELECT length(w || '|' || w) AS n, left(w, 3) AS head FROM wide");
+    expect(joined).toMatchObject({ ok: true, rows: [{ n: 200_001, head: 'www' }] });
   });
 
   it.runIf(kind === 'pglite')('refuses a statement the planner estimates too costly, PGlite having no timeout', async () => {
@@ -122,6 +141,44 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     expect(runaway).toEqual({ ok: false, error: expect.stringMatching(/^Refused: the planner estimates this statement at \d+ cost units/) });
     const fine = await runModelSql(readers, projectId, tables, 'SELECT count(*)::int AS n FROM numbers a, numbers b');
     expect(fine).toMatchObject({ ok: true, rows: [{ n: 22_500 }] });
+  });
+
+  it.runIf(kind === 'pglite')('refuses, before it runs, a statement that does not fit what its question has left; the next question starts afresh', async () => {
+    const pairs = 'SELECT count(*)::int AS n FROM numbers a, numbers b';
+    fake.script({ toolCalls: Array.from({ length: 8 }, () => ({ sql: pairs })) }, { content: 'Done.' }, { toolCalls: [{ sql: pairs }] }, { content: 'Done.' });
+    expect((await ask(t, org, projectId, 'Count the pairs, eight times.')).status).toBe(200);
+    const results = toolResults(fake.requests[1].body);
+    const ran = results.filter((result) => result.rows).length;
+    expect(ran).toBeGreaterThan(0);
+    expect(ran).toBeLessThan(8);
+    expect(results).toEqual([
+      ...Array.from({ length: ran }, () => expect.objectContaining({ rows: [{ n: 22_500 }] })),
+      ...Array.from({ length: 8 - ran }, () => ({ error: expect.stringMatching(/^Refused: .* over the \d+ this question has left on the embedded database/) })),
+    ]);
+
+    const next = await ask(t, org, projectId, 'Count the pairs once.');
+    expect(next.body.data.rows).toEqual([{ n: 22_500 }]);
+  });
+
+  it.runIf(kind === 'pglite')('refuses the next statements of a question whose statements took its time on the embedded database', async () => {
+    // Every reading of this clock is a second later than the last, so each statement seems to take at least a second.
+    let now = Date.parse('2026-03-01T00:00:00.000Z');
+    const slow = await startAiTestApp(kind, { clock: { now: () => new Date((now += 1000)) } });
+    const asker = await slow.t.createOrg('business');
+    const project = (await createProject(slow.t, asker)).id;
+    try {
+      slow.fake.script({ toolCalls: Array.from({ length: 6 }, () => ({ sql: 'SELECT count(*)::int AS n FROM alerts' })) }, { content: 'Done.' });
+      expect((await ask(slow.t, asker, project, 'Count the alerts, six times.')).status).toBe(200);
+      const results = toolResults(slow.fake.requests[1].body);
+      const ran = results.filter((result) => result.rows).length;
+      expect(ran).toBeGreaterThan(0);
+      expect(ran).toBeLessThan(6);
+      expect(results.slice(ran)).toEqual(
+        Array.from({ length: 6 - ran }, () => ({ error: expect.stringMatching(/^Refused: this question's statements already took \d+ ms of the embedded database/) })),
+      );
+    } finally {
+      await slow.stop([project]);
+    }
   });
 
   it.runIf(kind === 'postgres')('stops a statement that runs past the time limit', async () => {

@@ -38,6 +38,7 @@ describe('configuration from the environment', () => {
       requestTimeoutMs: 120_000,
       logLevel: 'info',
       retentionDays: 30,
+      projectSql: { poolSize: 4, maxWaitMs: 5_000 },
     });
   });
 
@@ -61,6 +62,8 @@ describe('configuration from the environment', () => {
       VIGIL_MAX_UPLOAD_MB: '5',
       VIGIL_IMPORT_MAX_ROWS: '1000',
       VIGIL_REQUEST_TIMEOUT_MS: '30000',
+      VIGIL_AI_SQL_POOL_SIZE: '2',
+      VIGIL_AI_SQL_QUEUE_MS: '750',
       LOG_LEVEL: 'debug',
       VIGIL_RETENTION_DAYS: '90',
     });
@@ -82,6 +85,7 @@ describe('configuration from the environment', () => {
       maxUploadBytes: 5 * 1024 * 1024,
       importMaxRows: 1000,
       requestTimeoutMs: 30_000,
+      projectSql: { poolSize: 2, maxWaitMs: 750 },
       logLevel: 'debug',
       retentionDays: 90,
     });
@@ -106,6 +110,8 @@ describe('configuration from the environment', () => {
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
     [{ VIGIL_RETENTION_DAYS: '0' }, 'VIGIL_RETENTION_DAYS'],
     [{ VIGIL_RETENTION_DAYS: '30d' }, 'VIGIL_RETENTION_DAYS'],
+    [{ VIGIL_AI_SQL_POOL_SIZE: '0' }, 'VIGIL_AI_SQL_POOL_SIZE'],
+    [{ VIGIL_AI_SQL_QUEUE_MS: 'soon' }, 'VIGIL_AI_SQL_QUEUE_MS'],
   ])('rejects %o, naming %s', (env, variable) => {
     expect(problemWith(env)).toBe(variable);
   });

@@ -7,6 +7,7 @@ import { systemClock } from '../src/platform/clock.js';
 import { MemoryCounterStore, RateLimiter } from '../src/platform/rate-limit.js';
 import { DeliveryWorker } from '../src/webhooks/worker.js';
 import { startTestApp, testConfig, testSecretKey, type TestApp } from './support/app.js';
+import { dropProjectData } from './support/ai.js';
 import { postgresUrl } from './support/databases.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { testTls } from './support/webhooks/tls.js';
@@ -73,6 +74,33 @@ describe(`GET /metrics on ${kind}, loopback only (no VIGIL_METRICS_TOKEN)`, () =
     expect(sample(text, 'vigil_webhook_oldest_due_age_seconds')).toBe(0);
     expect(sample(text, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
     if (kind === 'postgres') expect(sample(text, 'vigil_db_pool_connections', { state: 'total' })).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'vigil_project_sql_statements', { state: 'running' })).toBe(0);
+  });
+
+  // On PGlite a read held open would hold the one connection the scrape needs too.
+  it.runIf(kind === 'postgres')('shows SQL run as a project role while it runs', async () => {
+    const org = await t.createOrg('business');
+    const project = await t.request<{ data: { id: string } }>('POST', 'projects', { apiKey: org.apiKey, body: { name: 'Read' } });
+    const { readers } = t.app.services.chat;
+    await readers.ensure(org.orgId, project.body.data.id, []);
+    let release = () => undefined as void;
+    let reading = () => undefined as void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const started = new Promise<void>((resolve) => (reading = resolve));
+    const held = readers.read(project.body.data.id, 5_000, async () => {
+      reading();
+      await released;
+    });
+    try {
+      await started;
+      const text = (await t.request<string>('GET', '/metrics')).body;
+      expect(sample(text, 'vigil_project_sql_statements', { state: 'running' })).toBe(1);
+      expect(sample(text, 'vigil_project_sql_statements', { state: 'waiting' })).toBe(0);
+    } finally {
+      release();
+      await held;
+      await dropProjectData(t, [project.body.data.id]);
+    }
   });
 
   it('shows a due delivery and its age while no worker takes it', async () => {

@@ -1,6 +1,8 @@
 import pg from 'pg';
+import type { ProjectSqlConfig } from '../config.js';
 import type { Db, Queryable } from '../db/connect.js';
 import { projectSchemaName } from '../platform/project-schema.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
 
 /** The alert columns offered to the model, in the REST field order (snake_case, as SQL writes them). */
 export const alertViewColumns = [
@@ -21,6 +23,9 @@ export function projectReaderRole(projectId: string): string {
   return `vigil_read_${projectSchemaName(projectId).slice('data_'.length)}`;
 }
 
+const everyone = 'process';
+const readerWorkMem = '4MB';
+
 const quoted = (schema: string, table: string) => `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)}`;
 
 /**
@@ -32,8 +37,28 @@ const quoted = (schema: string, table: string) => `${pg.escapeIdentifier(schema)
 export class ProjectReaders {
   /** Tables already granted by this process: setup runs once per new dataset, not per question. */
   private readonly granted = new Set<string>();
+  /** Where the reads run: a pool of their own, so no flood of questions takes the API's connections. */
+  private readonly readDb: Db;
+  /** One turn per connection of that pool (PGlite: one statement at a time, so the API's queries pass between them). */
+  private readonly turns: ConcurrencyLimit;
+  /**
+   * What callers run an organization's reads through (a question's, a dashboard's widgets): at
+   * most two at once, so one organization holds at most two of the pool's connections.
+   */
+  readonly perOrganization = new ConcurrencyLimit(2);
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    config: ProjectSqlConfig,
+  ) {
+    this.readDb = db.separatePool(config.poolSize);
+    this.turns = new ConcurrencyLimit(db.kind === 'postgres' ? config.poolSize : 1, config.maxWaitMs);
+  }
+
+  /** Statements running and waiting for a turn, over every organization. */
+  get load(): { running: number; waiting: number } {
+    return this.turns.load(everyone);
+  }
 
   /** Whether the statement timeout can stop a runaway statement (PostgreSQL yes, PGlite no). */
   get interruptible(): boolean {
@@ -63,16 +88,28 @@ export class ProjectReaders {
     for (const key of keys) this.granted.add(key);
   }
 
-  /** Runs `work` inside a read-only transaction, as the project's role, seeing only the project's schema. */
+  /**
+   * Runs `work` inside a read-only transaction, as the project's role, seeing only the project's
+   * schema, on the pool of its own. Throws NoTurnInTime when no connection frees up in time.
+   */
   async read<T>(projectId: string, statementTimeoutMs: number, work: (tx: Queryable) => Promise<T>): Promise<T> {
     const schema = projectSchemaName(projectId);
-    return this.db.transaction(async (tx) => {
-      await tx.query('SET TRANSACTION READ ONLY');
-      await tx.query(`SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`);
-      await tx.query(`SET LOCAL search_path TO ${pg.escapeIdentifier(schema)}, pg_catalog`);
-      await tx.query(`SET LOCAL ROLE ${pg.escapeIdentifier(projectReaderRole(projectId))}`);
-      return work(tx);
-    });
+    return this.turns.run(everyone, () =>
+      this.readDb.transaction(async (tx) => {
+        await tx.query('SET TRANSACTION READ ONLY');
+        await tx.query(`SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`);
+        // Sorts and hashes spill to disk beyond this, whatever the server's own setting.
+        await tx.query(`SET LOCAL work_mem = '${readerWorkMem}'`);
+        await tx.query(`SET LOCAL search_path TO ${pg.escapeIdentifier(schema)}, pg_catalog`);
+        await tx.query(`SET LOCAL ROLE ${pg.escapeIdentifier(projectReaderRole(projectId))}`);
+        return work(tx);
+      }),
+    );
+  }
+
+  /** Closes the pool of its own (at shutdown, once no request runs). */
+  async close(): Promise<void> {
+    await this.readDb.close();
   }
 
   async drop(projectId: string): Promise<void> {

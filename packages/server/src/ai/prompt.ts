@@ -27,7 +27,8 @@ export function systemPrompt(projectName: string, tables: TableDescription[], no
   return [
     `You answer questions about the data of the project "${projectName}". The current time is ${now.toISOString()}.`,
     'Compute answers from the data with the run_sql tool (PostgreSQL dialect, read-only, tables unqualified); never guess numbers.',
-    'Only the tables below exist for you. Functions are limited to common aggregate, window, math, text, date and JSON functions.',
+    'Only the tables below exist for you. Functions are limited to common aggregate, window, math, text and date functions: ' +
+      'return rows rather than aggregating them into one text or array (no string_agg, array_agg), and name the columns you need.',
     'When you have the result, answer in one or a few plain sentences, citing the numbers. If the data cannot answer the question, say so.',
     '',
     tables.map(describeTable).join('\n\n'),

@@ -1,14 +1,18 @@
 /**
  * What the model's SQL may use beyond plain columns and operators. Everything not listed is
  * refused, so nothing here can read files, reach the network, sleep, change settings, touch
- * large objects or the catalogs, or allocate without bound (repeat, lpad, generate_series and
- * format, whose width specifier `%500000000s` allocates 500 MB, are left out on purpose: PGlite
- * cannot interrupt a runaway statement).
+ * large objects or the catalogs, or make a value many times larger than what it reads. Left out
+ * on purpose because they do: repeat, lpad/rpad, format (`%500000000s`), generate_series;
+ * replace and regexp_replace (each nesting multiplies the text); quote_literal, to_json and the
+ * json builders, and every function that makes an array (string_to_array, regexp_match,
+ * array_append, …), whose output escapes quotes, so nesting them doubles the text each time; and
+ * the aggregates that concatenate rows (string_agg, array_agg, json_agg, …), as large as the rows
+ * they are given. Joining text (`||`, concat) is allowed, bounded by the guard (sql-guard.ts).
  */
 export const allowedFunctions: ReadonlySet<string> = new Set([
   // aggregates
   'count', 'sum', 'avg', 'min', 'max', 'stddev', 'stddev_pop', 'stddev_samp', 'variance', 'var_pop', 'var_samp',
-  'bool_and', 'bool_or', 'every', 'string_agg', 'array_agg', 'json_agg', 'jsonb_agg', 'json_object_agg', 'jsonb_object_agg',
+  'bool_and', 'bool_or', 'every',
   'percentile_cont', 'percentile_disc', 'mode', 'corr', 'covar_pop', 'covar_samp',
   'regr_slope', 'regr_intercept', 'regr_r2', 'regr_count', 'regr_avgx', 'regr_avgy',
   // window functions
@@ -18,21 +22,21 @@ export const allowedFunctions: ReadonlySet<string> = new Set([
   'sign', 'div', 'pi', 'width_bucket', 'to_number', 'scale',
   // text
   'lower', 'upper', 'initcap', 'length', 'char_length', 'character_length', 'octet_length', 'substr', 'substring', 'left',
-  'right', 'btrim', 'ltrim', 'rtrim', 'replace', 'split_part', 'concat', 'concat_ws', 'position', 'strpos', 'starts_with',
-  'reverse', 'regexp_replace', 'regexp_match', 'regexp_like', 'regexp_count', 'translate', 'like_escape',
-  'similar_to_escape', 'overlay', 'to_char', 'quote_literal', 'md5',
+  'right', 'btrim', 'ltrim', 'rtrim', 'split_part', 'concat', 'concat_ws', 'position', 'strpos', 'starts_with',
+  'reverse', 'regexp_like', 'regexp_count', 'translate', 'like_escape', 'similar_to_escape', 'overlay', 'to_char', 'md5',
   // dates and times
   'now', 'date_trunc', 'date_part', 'extract', 'date_bin', 'age', 'make_date', 'make_time', 'make_timestamp',
   'make_timestamptz', 'make_interval', 'justify_days', 'justify_hours', 'justify_interval', 'isfinite', 'to_date',
   'to_timestamp', 'timezone', 'statement_timestamp', 'transaction_timestamp', 'overlaps', 'date',
-  // json and arrays
-  'json_build_object', 'jsonb_build_object', 'json_build_array', 'jsonb_build_array', 'to_json', 'to_jsonb',
+  // reading json and arrays
   'json_extract_path_text', 'jsonb_extract_path_text', 'json_array_length', 'jsonb_array_length', 'json_typeof',
-  'jsonb_typeof', 'array_length', 'array_to_string', 'array_position', 'cardinality', 'array_upper', 'array_lower',
-  'array_append', 'array_remove', 'array_cat', 'string_to_array', 'regexp_split_to_array', 'unnest',
+  'jsonb_typeof', 'array_length', 'array_position', 'cardinality', 'array_upper', 'array_lower', 'unnest',
   // conditionals that parse as calls
   'num_nulls', 'num_nonnulls',
 ]);
+
+/** Functions that join several texts into one: the guard bounds how many values they join. */
+export const joiningFunctions: ReadonlySet<string> = new Set(['concat', 'concat_ws', 'overlay']);
 
 /** Types a cast may name; a cast to regclass and friends would be a catalog lookup. */
 export const allowedTypes: ReadonlySet<string> = new Set([
@@ -47,10 +51,13 @@ export const allowedValueFunctions: ReadonlySet<string> = new Set([
   'SVFOP_LOCALTIME', 'SVFOP_LOCALTIME_N', 'SVFOP_LOCALTIMESTAMP', 'SVFOP_LOCALTIMESTAMP_N',
 ]);
 
-/** Parse-tree nodes a read-only question may contain. Anything else (ParamRef, RangeFunction, XmlExpr, …) is refused. */
+/**
+ * Parse-tree nodes a read-only question may contain. Anything else (ParamRef, RangeFunction,
+ * XmlExpr, RowExpr — whose text form escapes quotes, so nesting doubles it — …) is refused.
+ */
 export const allowedNodes: ReadonlySet<string> = new Set([
   'SelectStmt', 'ResTarget', 'ColumnRef', 'A_Star', 'String', 'Integer', 'Float', 'Boolean', 'A_Const', 'A_Expr',
   'BoolExpr', 'FuncCall', 'TypeCast', 'RangeVar', 'JoinExpr', 'RangeSubselect', 'SortBy', 'CommonTableExpr',
   'NullTest', 'BooleanTest', 'CaseExpr', 'CaseWhen', 'CoalesceExpr', 'MinMaxExpr', 'SubLink', 'WindowDef',
-  'GroupingSet', 'GroupingFunc', 'A_ArrayExpr', 'A_Indirection', 'A_Indices', 'RowExpr', 'SQLValueFunction', 'List',
+  'GroupingSet', 'GroupingFunc', 'A_ArrayExpr', 'A_Indirection', 'A_Indices', 'SQLValueFunction', 'List',
 ]);

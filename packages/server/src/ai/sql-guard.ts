@@ -1,7 +1,14 @@
 import { loadModule, parse } from 'libpg-query';
-import { allowedFunctions, allowedNodes, allowedTypes, allowedValueFunctions } from './sql-allow-list.js';
+import { allowedFunctions, allowedNodes, allowedTypes, allowedValueFunctions, joiningFunctions } from './sql-allow-list.js';
 
 export const maxSqlLength = 20_000;
+
+/**
+ * Joins of texts (`||`, each argument of concat, concat_ws, overlay) one statement may make, all
+ * in one SELECT: a joined value is then at most this many stored values and literals long. Joins
+ * in two SELECTs, one reading the other, would multiply (each level doubling what the one below made).
+ */
+export const maxTextJoins = 32;
 
 export type GuardResult = { ok: true; statement: string } | { ok: false; reason: string };
 
@@ -29,7 +36,32 @@ function withoutCatalogSchema(parts: string[], what: string): string {
  * one of the project's tables, unqualified.
  */
 class TreeCheck {
-  constructor(private readonly tables: ReadonlySet<string>) {}
+  /** Every name a FROM item, alias or CTE has in the statement: a bare column reference to one would be a whole row. */
+  private readonly rowNames: ReadonlySet<string>;
+  /** `t.*` written as a whole select-list item, the one place it only lists columns. */
+  private readonly listedStars = new WeakSet<object>();
+  /** The SELECTs that join texts, and how many joins they make. */
+  private readonly joiningSelects = new Set<object>();
+  private textJoins = 0;
+  private readonly selects: object[] = [];
+
+  constructor(
+    private readonly tables: ReadonlySet<string>,
+    private readonly root: unknown,
+  ) {
+    this.rowNames = namesOfRows(root);
+  }
+
+  /** Checks the whole statement. */
+  check(): void {
+    this.visit(this.root, new Set());
+    if (this.joiningSelects.size > 1) {
+      throw new Refusal('Texts may be joined (||, concat, concat_ws, overlay) in only one SELECT of the statement; join them in the outermost one.');
+    }
+    if (this.textJoins > maxTextJoins) {
+      throw new Refusal(`The statement joins texts ${this.textJoins} times (||, concat arguments); at most ${maxTextJoins} are allowed.`);
+    }
+  }
 
   visit(value: unknown, scope: ReadonlySet<string>): void {
     if (Array.isArray(value)) {
@@ -61,14 +93,20 @@ class TreeCheck {
       case 'FuncCall':
         this.func(body);
         break;
+      case 'A_ArrayExpr':
+        if (!isConstant(body)) throw new Refusal('ARRAY[…] may hold only constants.');
+        break;
+      case 'SubLink':
+        if (body.subLinkType === 'ARRAY_SUBLINK') throw new Refusal('ARRAY(SELECT …) is not allowed; return the rows instead.');
+        break;
       case 'SQLValueFunction':
         if (!allowedValueFunctions.has(String(body.op))) throw new Refusal('Session information functions are not allowed.');
         break;
       case 'A_Expr':
-        withoutCatalogSchema(nameParts(body.name), 'operator');
+        if (withoutCatalogSchema(nameParts(body.name), 'operator') === '||') this.joins(1);
         break;
       case 'ColumnRef':
-        if (Array.isArray(body.fields) && body.fields.length > 2) throw new Refusal('Schema-qualified column references are not allowed.');
+        this.column(body);
         break;
     }
     this.visit(body, scope);
@@ -76,7 +114,20 @@ class TreeCheck {
 
   /** A non-recursive WITH: each CTE sees only the ones before it, the body sees them all. */
   private select(body: Node, outer: ReadonlySet<string>): void {
+    this.selects.push(body);
+    try {
+      this.selectBody(body, outer);
+    } finally {
+      this.selects.pop();
+    }
+  }
+
+  private selectBody(body: Node, outer: ReadonlySet<string>): void {
     const { withClause, larg, rarg, ...rest } = body;
+    for (const item of Array.isArray(body.targetList) ? body.targetList : []) {
+      const column = isNode(item) && isNode(item.ResTarget) && isNode(item.ResTarget.val) ? item.ResTarget.val.ColumnRef : undefined;
+      if (isNode(column)) this.listedStars.add(column);
+    }
     // The arms of a UNION are SelectStmt bodies without the node wrapper; each may have its own WITH.
     if (isNode(larg)) this.select(larg, outer);
     if (isNode(rarg)) this.select(rarg, outer);
@@ -114,14 +165,55 @@ class TreeCheck {
   private func(body: Node): void {
     const name = withoutCatalogSchema(nameParts(body.funcname), 'function').toLowerCase();
     if (!allowedFunctions.has(name)) throw new Refusal(`The function ${name}() is not allowed.`);
+    if (joiningFunctions.has(name)) this.joins(Array.isArray(body.args) ? body.args.length : 0);
+  }
+
+  private joins(count: number): void {
+    this.textJoins += count;
+    this.joiningSelects.add(this.selects[this.selects.length - 1]);
+  }
+
+  /** Whole rows are refused: their text form escapes quotes, so a row of a row of a row doubles each time. */
+  private column(body: Node): void {
+    const fields = Array.isArray(body.fields) ? body.fields : [];
+    if (fields.length > 2) throw new Refusal('Schema-qualified column references are not allowed.');
+    const star = fields.some((field) => isNode(field) && 'A_Star' in field);
+    if (star && !this.listedStars.has(body)) throw new Refusal('t.* may only be a whole item of a select list; name the columns.');
+    const [name] = nameParts(fields);
+    if (fields.length === 1 && this.rowNames.has(name)) {
+      throw new Refusal(
+        `"${name}" is also the name of a table or alias here, so it could mean the whole row, which is not allowed; ` +
+          `qualify the column (${name}.${name}, or alias.${name}).`,
+      );
+    }
   }
 
   private type(typeName: unknown): void {
     if (!isNode(typeName)) return;
     const name = withoutCatalogSchema(nameParts(typeName.names), 'type').toLowerCase();
     if (!allowedTypes.has(name)) throw new Refusal(`Casting to ${name} is not allowed.`);
+    const [first] = Array.isArray(typeName.typmods) ? typeName.typmods : [];
+    const width = isNode(first) && isNode(first.A_Const) && isNode(first.A_Const.ival) ? Number(first.A_Const.ival.ival ?? 0) : 0;
+    if (name === 'bpchar' && width > maxCharWidth) throw new Refusal(`char(${width}) pads every value to ${width} characters; cast to text instead.`);
   }
 }
+
+/** Table names, aliases and CTE names anywhere in the tree. */
+function namesOfRows(tree: unknown, names = new Set<string>()): Set<string> {
+  if (Array.isArray(tree)) for (const item of tree) namesOfRows(item, names);
+  if (!isNode(tree)) return names;
+  for (const [key, value] of Object.entries(tree)) {
+    if ((key === 'relname' || key === 'ctename' || key === 'aliasname') && typeof value === 'string') names.add(value);
+    else namesOfRows(value, names);
+  }
+  return names;
+}
+
+/** No column, call or subquery inside: a value fixed by the statement's text. */
+const isConstant = (tree: unknown): boolean => !/"(ColumnRef|FuncCall|SubLink|SelectStmt)"/.test(JSON.stringify(tree));
+
+/** char(n) pads with spaces to n: a cast is an allocation of n characters per value. */
+const maxCharWidth = 255;
 
 let parserReady: Promise<void> | undefined;
 
@@ -145,7 +237,7 @@ export async function guardSql(sql: string, tables: ReadonlySet<string>): Promis
   const root = only.stmt as Node | undefined;
   if (!root || !isNode(root.SelectStmt)) return { ok: false, reason: 'Only a SELECT statement (optionally with WITH) is allowed.' };
   try {
-    new TreeCheck(tables).visit(root, new Set());
+    new TreeCheck(tables, root).check();
   } catch (error) {
     if (error instanceof Refusal) return { ok: false, reason: error.message };
     throw error;

@@ -1,4 +1,7 @@
 import type { Queryable } from '../db/connect.js';
+import { systemClock } from '../platform/clock.js';
+import { NoTurnInTime } from './concurrency-limit.js';
+import { EmbeddedBudget, OverBudget } from './embedded-budget.js';
 import type { ProjectReaders } from './project-reader.js';
 import { guardSql } from './sql-guard.js';
 
@@ -31,29 +34,44 @@ function jsonValue(value: unknown): unknown {
 export const jsonRow = (row: ResultRow): ResultRow =>
   Object.fromEntries(Object.entries(row).map(([column, value]) => [column, jsonValue(value)]));
 
+
 /**
- * PGlite cannot interrupt a running statement (WebAssembly has no timer signal), so there the
- * planner's estimate stands in for the statement timeout: a plan costlier than this is refused.
- * A sort and aggregate over a million rows costs about 150 000.
+ * What one statement may send back, as text: each row may take its share. The rows are checked
+ * in the database, before they are sent, so a statement selecting a large column many times is
+ * refused rather than read into this process's memory.
  */
-export const maxEmbeddedCost = 1_000_000;
+export const maxResultBytes = 16 * 1024 * 1024;
 
-class TooCostly extends Error {}
+const rowTooLarge = /"a result row of (\d+) bytes"/;
 
-const capped = (statement: string) => `SELECT * FROM (\n${statement}\n) AS result LIMIT $1`;
+/**
+ * The statement as a subquery, at most $1 rows of at most $2 bytes each. A larger row fails the
+ * cast to int in the branch only it reaches (the row is part of the expression, so the planner
+ * cannot evaluate it early): plain SQL that runs the same on PGlite and PostgreSQL.
+ */
+const capped = (statement: string) =>
+  `SELECT * FROM (\n${statement}\n) AS result
+   WHERE CASE WHEN octet_length(result::text) > $2 THEN ('a result row of ' || octet_length(result::text) || ' bytes')::int > 0 ELSE true END
+   LIMIT $1`;
 
-async function assertAffordable(tx: Queryable, statement: string, rowCap: number): Promise<void> {
-  const [explained] = await tx.query<{ 'QUERY PLAN': { Plan: { 'Total Cost': number } }[] }>(
-    `EXPLAIN (FORMAT JSON) ${capped(statement)}`,
-    [rowCap + 1],
+const cappedParams = (rowCap: number) => [rowCap + 1, Math.floor(maxResultBytes / (rowCap + 1))];
+
+/**
+ * Columns one statement may return. A row is checked as a whole (above), which builds it; a
+ * dataset row is at most 1 MiB and joined texts at most 32 values, so this bounds what that costs.
+ */
+export const maxResultColumns = 100;
+
+class TooManyColumns extends Error {}
+
+/** The plan of the statement as it will run: the planner's estimate, and the columns it returns. */
+async function planOf(tx: Queryable, statement: string, rowCap: number): Promise<{ cost: number; columns: number }> {
+  const [explained] = await tx.query<{ 'QUERY PLAN': { Plan: { 'Total Cost': number; Output: string[] } }[] }>(
+    `EXPLAIN (VERBOSE, FORMAT JSON) ${capped(statement)}`,
+    cappedParams(rowCap),
   );
-  const cost = explained['QUERY PLAN'][0].Plan['Total Cost'];
-  if (cost > maxEmbeddedCost) {
-    throw new TooCostly(
-      `Refused: the planner estimates this statement at ${Math.round(cost)} cost units, over the ${maxEmbeddedCost} ` +
-        'the embedded database allows; filter or aggregate before joining.',
-    );
-  }
+  const { Plan: plan } = explained['QUERY PLAN'][0];
+  return { cost: plan['Total Cost'], columns: plan.Output.length };
 }
 
 /**
@@ -62,28 +80,42 @@ async function assertAffordable(tx: Queryable, statement: string, rowCap: number
  * split into several, whatever the text holds.
  */
 export async function readCapped(tx: Queryable, statement: string, rowCap: number): Promise<{ rows: ResultRow[]; truncated: boolean }> {
-  const rows = await tx.query<ResultRow>(capped(statement), [rowCap + 1]);
+  const rows = await tx.query<ResultRow>(capped(statement), cappedParams(rowCap));
   return { rows: rows.slice(0, rowCap).map(jsonRow), truncated: rows.length > rowCap };
 }
 
-/** The model's SQL, end to end: parser check, then the project's read-only role. Failures are outcomes, never throws. */
+/**
+ * The model's SQL, end to end: parser check, then the project's read-only role; on PGlite also
+ * `budget`, what the question has left (a fresh one, one statement's worth, when none is given).
+ * Failures are outcomes, never throws.
+ */
 export async function runModelSql(
   readers: ProjectReaders,
   projectId: string,
   tables: ReadonlySet<string>,
   sql: string,
   limits: SqlLimits = defaultSqlLimits,
+  budget: EmbeddedBudget = new EmbeddedBudget(systemClock),
 ): Promise<SqlOutcome> {
   const guarded = await guardSql(sql, tables);
   if (!guarded.ok) return { ok: false, error: `Refused: ${guarded.reason}` };
   try {
     const { rows, truncated } = await readers.read(projectId, limits.statementTimeoutMs, async (tx) => {
-      if (!readers.interruptible) await assertAffordable(tx, guarded.statement, limits.rowCap);
-      return readCapped(tx, guarded.statement, limits.rowCap);
+      const read = () => readCapped(tx, guarded.statement, limits.rowCap);
+      const { cost, columns } = await planOf(tx, guarded.statement, limits.rowCap);
+      if (columns > maxResultColumns) {
+        throw new TooManyColumns(`Refused: the statement returns ${columns} columns; at most ${maxResultColumns} are allowed, name the ones needed.`);
+      }
+      return readers.interruptible ? read() : budget.spend(cost, read);
     });
     return { ok: true, statement: guarded.statement, columns: Object.keys(rows[0] ?? {}), rows, truncated };
   } catch (error) {
-    if (error instanceof TooCostly) return { ok: false, error: error.message };
+    if (error instanceof OverBudget || error instanceof TooManyColumns || error instanceof NoTurnInTime) return { ok: false, error: error.message };
+    const tooLarge = error instanceof Error ? rowTooLarge.exec(error.message) : null;
+    if (tooLarge) {
+      const allowed = cappedParams(limits.rowCap)[1];
+      return { ok: false, error: `Refused: a result row is ${tooLarge[1]} bytes as text, over the ${allowed} allowed; select fewer or shorter columns (left(column, 200)).` };
+    }
     return { ok: false, error: `The database refused the statement: ${error instanceof Error ? error.message : String(error)}` };
   }
 }

@@ -33,13 +33,23 @@ export interface Db extends Queryable {
    * and then calls `options.onResubscribed` (NOTIFYs sent while it was away are lost).
    */
   listen(channel: string, onNotify: (payload: string) => void, options?: ListenOptions): Promise<Unlisten>;
+  /**
+   * The same database through a pool of its own of at most `size` connections (PostgreSQL), so
+   * that work on it never takes this pool's connections. PGlite has one connection: it answers
+   * with a handle on itself whose close() leaves the database open.
+   */
+  separatePool(size: number): Db;
   close(): Promise<void>;
 }
 
 class PgliteDb implements Db {
   readonly kind = 'pglite';
 
-  constructor(private readonly lite: PGlite) {}
+  constructor(
+    private readonly lite: PGlite,
+    /** False for the handle separatePool() gives: the database stays open until its owner closes it. */
+    private readonly owner = true,
+  ) {}
 
   async query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
     const result = await this.lite.query<Row>(sql, params as unknown[]);
@@ -66,6 +76,10 @@ class PgliteDb implements Db {
     return this.lite.listen(channel, onNotify);
   }
 
+  separatePool(): Db {
+    return new PgliteDb(this.lite, false);
+  }
+
   async copyRows(target: string, rows: string): Promise<void> {
     await this.lite.query(`COPY ${target} FROM '/dev/blob'`, [], { blob: new Blob([rows]) });
   }
@@ -76,7 +90,7 @@ class PgliteDb implements Db {
   }
 
   async close(): Promise<void> {
-    if (!this.lite.closed) await this.lite.close();
+    if (this.owner && !this.lite.closed) await this.lite.close();
   }
 }
 
@@ -89,10 +103,19 @@ const pgTypes = {
 class PostgresDb implements Db {
   readonly kind = 'postgres';
 
+  private readonly pool: pg.Pool;
+
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly poolOptions: pg.PoolConfig,
     private readonly listenerOptions: pg.ClientConfig,
-  ) {}
+  ) {
+    this.pool = new pg.Pool(poolOptions);
+    // The pool listens for errors only on idle connections. A server that goes away (restart, admin
+    // shutdown) while a connection is checked out between two statements would otherwise be an
+    // uncaught 'error' event; the next statement on it fails instead, and release() destroys it.
+    this.pool.on('error', () => undefined);
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
+  }
 
   poolStats(): { total: number; idle: number; waiting: number } {
     return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
@@ -132,6 +155,10 @@ class PostgresDb implements Db {
   async listen(channel: string, onNotify: (payload: string) => void, options?: ListenOptions): Promise<Unlisten> {
     const listener = await guarded(() => PostgresListener.start(() => new pg.Client(this.listenerOptions), channel, onNotify, options));
     return () => listener.close();
+  }
+
+  separatePool(size: number): Db {
+    return new PostgresDb({ ...this.poolOptions, max: size }, this.listenerOptions);
   }
 
   async copyRows(target: string, rows: string): Promise<void> {
@@ -212,18 +239,13 @@ export async function connectDb(options: ConnectOptions): Promise<Db> {
   if (options.databaseUrl) {
     const sessionOptions = clientOptions({ ...options, databaseUrl: options.databaseUrl });
     const statementMs = options.statementTimeoutMs ?? defaultTimeouts.statementMs;
-    const pool = new pg.Pool({
+    const poolOptions = {
       ...sessionOptions,
       statement_timeout: statementMs,
       query_timeout: statementMs + clientGraceMs,
       max: options.poolSize ?? 10,
-    });
-    // The pool listens for errors only on idle connections. A server that goes away (restart, admin
-    // shutdown) while a connection is checked out between two statements would otherwise be an
-    // uncaught 'error' event; the next statement on it fails instead, and release() destroys it.
-    pool.on('error', () => undefined);
-    pool.on('connect', (client) => client.on('error', () => undefined));
-    const db = new PostgresDb(pool, sessionOptions);
+    };
+    const db = new PostgresDb(poolOptions, sessionOptions);
     await db.query('SELECT 1');
     return db;
   }

@@ -56,6 +56,17 @@ export class ApiError extends Error {
   }
 }
 
+/** A refusal the client may send again after `retryAfter` seconds; the HTTP layer adds Retry-After. */
+export class RetryLater extends ApiError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly retryAfter: number,
+  ) {
+    super(code, message);
+  }
+}
+
 export const notFound = (what: string): ApiError => new ApiError('NOT_FOUND', `No such ${what}.`);
 
 export const invalid = (field: string, message: string): ApiError =>

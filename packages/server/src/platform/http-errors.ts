@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { databaseRetryAfterSeconds, DatabaseUnavailable } from '../db/unavailable.js';
-import { ApiError } from './errors.js';
+import { ApiError, RetryLater } from './errors.js';
 import { invalidInput } from './validation.js';
 
 export interface ErrorBody {
@@ -68,6 +68,7 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = translate(error, request);
     if (error instanceof DatabaseUnavailable) reply.header('Retry-After', databaseRetryAfterSeconds);
+    if (error instanceof RetryLater) reply.header('Retry-After', error.retryAfter);
     // Only our own failures are errors; an unreachable provider or a missing component is the operator's to see, not page on.
     if (apiError.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request failed');
     else if (apiError.status >= 500) request.log.warn({ code: apiError.code, reason: apiError.message }, 'request not served');

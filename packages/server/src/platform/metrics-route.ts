@@ -3,12 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/connect.js';
 import { ApiError } from './errors.js';
 import { sendError } from './http-errors.js';
-import { databasePool, registry, webhookOldestDueAge, webhookQueueDue } from './metrics.js';
+import { databasePool, projectSqlStatements, registry, webhookOldestDueAge, webhookQueueDue } from './metrics.js';
 
 export interface MetricsRouteOptions {
   db: Db;
   /** VIGIL_METRICS_TOKEN: required as a bearer token; unset → loopback clients only (DESIGN §3.2). */
   token: string | undefined;
+  /** The project-SQL queue (ai/project-reader.ts): statements running and waiting, read at scrape time. */
+  projectSql: () => { running: number; waiting: number };
 }
 
 const loopback = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
@@ -42,6 +44,7 @@ export function metricsRoute(http: FastifyInstance, options: MetricsRouteOptions
     } else if (!loopback.has(request.socket.remoteAddress ?? '')) {
       return sendError(reply, request, new ApiError('FORBIDDEN', 'Metrics are served to loopback clients only unless VIGIL_METRICS_TOKEN is set.'));
     }
+    for (const [state, count] of Object.entries(options.projectSql())) projectSqlStatements.set({ state }, count);
     // The gauges read from the database; the process's own metrics are still worth a scrape without it.
     await readGauges(options.db).catch((error: unknown) => request.log.warn({ err: error }, 'could not read the webhook queue for /metrics'));
     return reply.type(registry.contentType).send(await registry.metrics());

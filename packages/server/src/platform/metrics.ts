@@ -68,6 +68,13 @@ export const webhookOldestDueAge = new Gauge({
   registers,
 });
 
+export const projectSqlStatements = new Gauge({
+  name: 'vigil_project_sql_statements',
+  help: 'SQL run as a project role (AI questions, dashboard widgets) in this process: statements running, and waiting for a connection of their pool.',
+  labelNames: ['state'] as const,
+  registers,
+});
+
 export const databasePool = new Gauge({
   name: 'vigil_db_pool_connections',
   help: 'Connections of this process to PostgreSQL by state: total, idle, and requests waiting for one.',

@@ -21,6 +21,8 @@ export interface ScriptedReply {
   /** Answer with this HTTP status and an OpenAI-style error body instead. */
   status?: number;
   delayMs?: number;
+  /** Answer only once this settles: a question kept waiting on its provider for as long as a test needs. */
+  held?: Promise<void>;
 }
 
 export type Step = ScriptedReply | ((request: CompletionRequest) => ScriptedReply);
@@ -97,6 +99,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
         reply.status
           ? send(response, reply.status, { error: { message: `scripted failure ${reply.status}`, type: 'server_error' } })
           : send(response, 200, completion(reply, body, sequence));
+      if (reply.held) return void reply.held.then(answer);
       if (!reply.delayMs) return answer();
       const timer = setTimeout(() => {
         timers.delete(timer);

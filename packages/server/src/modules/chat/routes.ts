@@ -3,7 +3,6 @@ import { operation } from '../../openapi/operation.js';
 import { single } from '../../platform/pagination.js';
 import { responses } from '../../platform/route-schemas.js';
 import { AiResponse, AskQuestion } from './schema.js';
-import { AllowanceExceeded } from '../usage/service.js';
 import type { ChatService } from './service.js';
 
 export const chatRoutes: FastifyPluginAsyncTypebox<{ chat: ChatService }> = async (app, { chat }) => {
@@ -23,18 +22,13 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ chat: ChatService }> = asyn
           {
             429: "The organization's requests for this minute, or the plan's AI questions or tokens for this month, are used up; Retry-After says when to try again.",
             502: 'The AI provider failed or answered with something unusable (AI_PROVIDER_ERROR).',
-            503: 'No AI provider is configured on this instance (SERVICE_UNAVAILABLE).',
+            503: 'No AI provider is configured on this instance, or every connection for project SQL stayed busy (SERVICE_UNAVAILABLE, with Retry-After).',
           },
         ),
       },
     },
-    async (request, reply) => {
-      try {
-        return { data: await chat.ask({ orgId: request.caller.orgId, apiKeyId: request.caller.keyId, userId: null }, request.body) };
-      } catch (error) {
-        if (error instanceof AllowanceExceeded) reply.header('Retry-After', error.retryAfter);
-        throw error;
-      }
-    },
+    async (request) => ({
+      data: await chat.ask({ orgId: request.caller.orgId, apiKeyId: request.caller.keyId, userId: null }, request.body),
+    }),
   );
 };

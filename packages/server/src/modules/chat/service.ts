@@ -1,14 +1,15 @@
 import { OpenAiCompatibleProvider } from '../../ai/openai-provider.js';
+import { NoTurnInTime } from '../../ai/concurrency-limit.js';
+import { EmbeddedBudget } from '../../ai/embedded-budget.js';
 import { describeProject } from '../../ai/project-data.js';
-import { OrgConcurrency } from '../../ai/org-concurrency.js';
 import { ProjectReaders } from '../../ai/project-reader.js';
 import { systemPrompt } from '../../ai/prompt.js';
 import { type ChatProvider, ProviderError } from '../../ai/provider.js';
-import { runModelSql } from '../../ai/sql-runner.js';
+import { defaultSqlLimits, runModelSql } from '../../ai/sql-runner.js';
 import { answerQuestion } from '../../ai/tool-loop.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { ServiceContext } from '../../platform/context.js';
-import { ApiError, found } from '../../platform/errors.js';
+import { ApiError, found, RetryLater } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { insertQuery } from '../history/store.js';
 import { findProject } from '../projects/store.js';
@@ -21,6 +22,9 @@ export interface Asker {
   userId: string | null;
 }
 
+/** Seconds a question refused for want of a free connection is asked to wait: about one statement's time limit. */
+const busyRetryAfterSeconds = 5;
+
 export const notConfigured = () =>
   new ApiError('SERVICE_UNAVAILABLE', 'The AI component is not configured on this instance (set AI_BASE_URL and AI_MODEL).');
 
@@ -30,8 +34,6 @@ const storable = (text: string): string => text.replaceAll('\u0000', '\uFFFD');
 export class ChatService {
   private readonly provider: ChatProvider | undefined;
   readonly readers: ProjectReaders;
-  /** The model's statements, at most two at a time per organization. */
-  readonly modelSql = new OrgConcurrency(2);
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -39,7 +41,7 @@ export class ChatService {
     provider: ChatProvider | undefined = ctx.config.ai && new OpenAiCompatibleProvider(ctx.config.ai),
   ) {
     this.provider = provider;
-    this.readers = new ProjectReaders(ctx.db);
+    this.readers = new ProjectReaders(ctx.db, ctx.config.projectSql);
   }
 
   get configured(): boolean {
@@ -58,12 +60,17 @@ export class ChatService {
     if (!provider) throw notConfigured();
     await this.usage.assertAiAllowance(asker.orgId);
     const started = clock.now();
-    const tables = await describeProject(db, this.readers, asker.orgId, project.id);
+    const tables = await this.readers.perOrganization.run(asker.orgId, () => describeProject(db, this.readers, asker.orgId, project.id)).catch((error: unknown) => {
+      // Nothing is spent yet: the client is asked to come back rather than the model asked to answer blind.
+      if (error instanceof NoTurnInTime) throw new RetryLater('SERVICE_UNAVAILABLE', error.message, busyRetryAfterSeconds);
+      throw error;
+    });
     const tableNames = new Set(tables.map((table) => table.name));
     let outcome;
     try {
+      const budget = new EmbeddedBudget(clock);
       outcome = await answerQuestion(provider, systemPrompt(project.name, tables, started), input.message, (sql) =>
-        this.modelSql.run(asker.orgId, () => runModelSql(this.readers, project.id, tableNames, sql)),
+        this.readers.perOrganization.run(asker.orgId, () => runModelSql(this.readers, project.id, tableNames, sql, defaultSqlLimits, budget)),
       );
     } catch (error) {
       if (error instanceof ProviderError) {

@@ -14,7 +14,7 @@ export class DashboardService {
 
   constructor(
     private readonly ctx: ServiceContext,
-    readers: ProjectReaders,
+    private readonly readers: ProjectReaders,
   ) {
     this.queries = new WidgetQueries(ctx.db, readers);
   }
@@ -73,7 +73,9 @@ export class DashboardService {
   async dataOf(orgId: string, dashboard: Dashboard): Promise<DashboardData> {
     const refreshedAt = this.ctx.clock.now().toISOString();
     const tables = await this.queries.tables(orgId, dashboard.projectId);
-    const widgets = await Promise.all(dashboard.widgets.map((widget) => this.queries.run(tables, widget)));
+    const widgets = await Promise.all(
+      dashboard.widgets.map((widget) => this.readers.perOrganization.run(orgId, () => this.queries.run(tables, widget))),
+    );
     return { dashboardId: dashboard.id, refreshedAt, widgets };
   }
 

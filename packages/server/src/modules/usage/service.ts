@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../platform/context.js';
-import { ApiError, found } from '../../platform/errors.js';
+import { found, RetryLater } from '../../platform/errors.js';
 import { requestsPerMinute, usageLimits } from '../../platform/plans.js';
 import { findOrganization } from '../organizations/store.js';
 import { UsageMeter } from './meter.js';
@@ -18,12 +18,9 @@ function billingMonth(now: Date): { start: Date; end: Date } {
 }
 
 /** The month's AI allowance is used up; `retryAfter` is the seconds until the next month starts. */
-export class AllowanceExceeded extends ApiError {
-  constructor(
-    message: string,
-    readonly retryAfter: number,
-  ) {
-    super('RATE_LIMITED', message);
+export class AllowanceExceeded extends RetryLater {
+  constructor(message: string, retryAfter: number) {
+    super('RATE_LIMITED', message, retryAfter);
   }
 }
 

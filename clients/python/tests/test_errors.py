@@ -90,7 +90,10 @@ async def test_429_with_retry_after(make_client: MakeClient, limited: Org) -> No
     assert (error.status, error.code) == (429, "RATE_LIMITED")
     assert error.retry_after is not None and 1 <= error.retry_after <= 60
     assert error.headers["x-ratelimit-limit"] == "3"
-    assert recorder.statuses[-1] == 429 and len(recorder.exchanges) <= 4
+    # With max_retries=0 the first 429 ends the loop: it is the last exchange and the only one.
+    # (How many 200s came first depends on where the one-minute window began, and on the other
+    # tests that share this organization.)
+    assert recorder.statuses[-1] == 429 and recorder.statuses.count(429) == 1
 
 
 async def test_5xx_is_an_internal_server_error(make_client: MakeClient, llm: FakeLlm) -> None:

@@ -108,6 +108,31 @@ describe.each(databaseKinds)('hostile uploads on %s', (kind) => {
     expect(await nothingLeft()).toBe(true);
   });
 
+  it('a client still sending when its upload is refused gets the 422 whole, and its connection is not cut under it', async () => {
+    const outcome = await new Promise<{ status: number; body: string; writeError?: string }>((resolve) => {
+      const sending = httpRequest(new URL(datasetsUrl()), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'text/csv', 'transfer-encoding': 'chunked' },
+      });
+      const answer = { status: 0, body: '' };
+      let [sent, read] = [false, false];
+      const settled = () => sent && read && resolve(answer);
+      sending.on('response', (response) => {
+        answer.status = response.statusCode ?? 0;
+        response.setEncoding('utf8');
+        response.on('data', (text: string) => (answer.body += text));
+        response.on('end', () => ((read = true), settled()));
+      });
+      sending.on('error', (error) => resolve({ ...answer, writeError: error.message }));
+      // The whole file in one write: the server refuses it after its first MiB, while most of it is still on its way.
+      sending.end(`a,${'z'.repeat(24 * 1024 * 1024)}\n`, () => ((sent = true), settled()));
+    });
+    expect(outcome.writeError).toBeUndefined();
+    expect(outcome.status).toBe(422);
+    expect(JSON.parse(outcome.body)).toMatchObject({ code: 'VALIDATION_ERROR', error: expect.stringMatching(/^Line 1 is longer than 1 MiB/) });
+    expect(await nothingLeft()).toBe(true);
+  });
+
   it('a quote that never closes is 422 naming its line, however short or long the rest', async () => {
     const short = await upload<ErrorBody>(t, org.apiKey, projectId, 'a,b\n1,2\n3,"never closed\n4,5\n');
     expect(short.status).toBe(422);

@@ -78,19 +78,37 @@ function rawBody(payload: NodeJS.ReadableStream, request: IncomingMessage): Pass
   return body;
 }
 
+/** How long the rest of a refused upload is read and dropped, at most. */
+const drainMs = 10_000;
+
+/**
+ * An upload refused part-way (413, 422) leaves the rest of its body unsent or unread. Closing the
+ * connection at once would reset it under a client still sending, whose system then drops the
+ * answer it had not read yet: curl and fetch report "connection reset" or EPIPE instead of the
+ * 422 that says what was wrong. So the rest is read and dropped, and the connection kept, for at
+ * most `drainMs` and one more upload's worth of bytes; a client sending beyond that is cut off.
+ */
+function discardRest(request: IncomingMessage, maxBytes: number): void {
+  request.unpipe();
+  let left = maxBytes;
+  const cutOff = () => request.socket.destroy();
+  const timer = setTimeout(cutOff, drainMs);
+  request.on('data', (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) cutOff();
+  });
+  request.once('close', () => clearTimeout(timer));
+  request.resume();
+}
+
 export const datasetRoutes: FastifyPluginAsyncTypebox<{ datasets: DatasetService }> = async (app, { datasets }) => {
   const { maxUploadBytes } = datasets;
   await app.register(multipart);
   // The upload takes files, never JSON: a JSON body is 415 naming what it takes.
   for (const type of ['text/plain', 'application/json']) if (app.hasContentTypeParser(type)) app.removeContentTypeParser(type);
   app.addContentTypeParser(rawUploadTypes, (request, payload, done) => done(null, rawBody(payload, request.raw)));
-  // An upload refused part-way (413, 422) leaves the rest of the body unread: read and discard it,
-  // or the client, still sending, would never see the answer.
-  app.addHook('onSend', async (request, reply) => {
-    if (request.raw.complete) return;
-    reply.header('connection', 'close');
-    request.raw.unpipe();
-    request.raw.resume();
+  app.addHook('onSend', async (request) => {
+    if (!request.raw.complete) discardRest(request.raw, maxUploadBytes);
   });
 
   app.post(

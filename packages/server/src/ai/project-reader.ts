@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { ProjectSqlConfig } from '../config.js';
 import type { Db, Queryable } from '../db/connect.js';
 import { projectSchemaName } from '../platform/project-schema.js';
-import { ConcurrencyLimit } from './concurrency-limit.js';
+import { ConcurrencyLimit } from '../platform/concurrency-limit.js';
 
 /** The alert columns offered to the model, in the REST field order (snake_case, as SQL writes them). */
 export const alertViewColumns = [
@@ -52,7 +52,7 @@ export class ProjectReaders {
     config: ProjectSqlConfig,
   ) {
     this.readDb = db.separatePool(config.poolSize);
-    this.turns = new ConcurrencyLimit(db.kind === 'postgres' ? config.poolSize : 1, config.maxWaitMs);
+    this.turns = new ConcurrencyLimit(db.kind === 'postgres' ? config.poolSize : 1, { ms: config.maxWaitMs, waitingFor: 'connection for project SQL' });
   }
 
   /** Statements running and waiting for a turn, over every organization. */

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/connect.js';
 import { systemClock } from '../platform/clock.js';
-import { NoTurnInTime } from './concurrency-limit.js';
+import { NoTurnInTime } from '../platform/concurrency-limit.js';
 import { EmbeddedBudget, OverBudget } from './embedded-budget.js';
 import type { ProjectReaders } from './project-reader.js';
 import { guardSql } from './sql-guard.js';

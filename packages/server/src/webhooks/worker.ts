@@ -18,6 +18,7 @@ import {
   releaseLeases,
   startAttempts,
 } from './queue.js';
+import { ConcurrencyLimit } from '../platform/concurrency-limit.js';
 import { nextScheduledAttempt, retryAfterMs } from './schedule.js';
 import { type AttemptOutcome, WebhookSender } from './sender.js';
 import { countAttempt } from './attempt-metrics.js';
@@ -56,6 +57,12 @@ export interface DeliveryWorkerOptions {
  * default lease (3 × timeout + 30 s) covers the longest such wait.
  */
 const prefetchFactor = 3;
+/**
+ * Deliveries of one webhook handled at once, as a multiple of its requests in flight: recording
+ * an attempt as started takes a database round trip, made while earlier requests are still out,
+ * so that a request leaves as soon as one ends. Only the request itself holds a webhook's slot.
+ */
+const startAheadFactor = 2;
 
 const quietLog: WorkerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -92,8 +99,10 @@ export class DeliveryWorker {
   private readonly leaseMs: number;
   private readonly workerId = randomBytes(6).toString('hex');
   private readonly secrets = new Map<string, string>();
-  /** Per webhook: attempts running now, and deliveries claimed whose attempt has not ended. */
+  /** Per webhook: deliveries being handled now (checked, started, sent), and those claimed whose attempt has not ended. */
   private readonly running = new Map<string, number>();
+  /** Per webhook: requests out at once. */
+  private readonly sending: ConcurrencyLimit;
   private readonly held = new Map<string, number>();
   private readonly waiting = new Map<string, { delivery: ClaimedDelivery; token: string }[]>();
   private finished: Finished[] = [];
@@ -120,6 +129,7 @@ export class DeliveryWorker {
     this.maxInFlight = options.maxInFlight ?? 256;
     this.perWebhook = options.perWebhookInFlight ?? 32;
     this.leaseMs = options.leaseMs ?? config.webhookTimeoutMs * 3 + 30_000;
+    this.sending = new ConcurrencyLimit(this.perWebhook);
     this.sender = new WebhookSender({
       clock: options.clock,
       timeoutMs: config.webhookTimeoutMs,
@@ -263,7 +273,7 @@ export class DeliveryWorker {
         const number = await this.begin(delivery, token);
         if (number !== undefined) {
           attempted = true;
-          const outcome = await this.attempt(delivery).finally(() => this.endAttempt(delivery.webhookId));
+          const outcome = await this.sending.run(delivery.webhookId, () => this.attempt(delivery)).finally(() => this.endAttempt(delivery.webhookId));
           this.finished.push({ delivery, token, record: this.recordFor(delivery, token, number, outcome) });
           this.flush();
           return;
@@ -381,7 +391,7 @@ export class DeliveryWorker {
   /** Starts the webhook's waiting deliveries while it has free slots. */
   private startWaiting(webhookId: string): void {
     const queue = this.waiting.get(webhookId);
-    while (queue && queue.length > 0 && (this.running.get(webhookId) ?? 0) < this.perWebhook) {
+    while (queue && queue.length > 0 && (this.running.get(webhookId) ?? 0) < this.perWebhook * startAheadFactor) {
       const next = queue.shift()!;
       count(this.running, webhookId, 1);
       void this.handle(next.delivery, next.token);

@@ -1,5 +1,5 @@
 import { OpenAiCompatibleProvider } from '../../ai/openai-provider.js';
-import { NoTurnInTime } from '../../ai/concurrency-limit.js';
+import { NoTurnInTime } from '../../platform/concurrency-limit.js';
 import { EmbeddedBudget } from '../../ai/embedded-budget.js';
 import { describeProject } from '../../ai/project-data.js';
 import { ProjectReaders } from '../../ai/project-reader.js';

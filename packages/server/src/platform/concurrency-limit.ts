@@ -1,17 +1,19 @@
 /** Thrown when a piece of work waited its longest for a turn and got none. */
 export class NoTurnInTime extends Error {
-  constructor(readonly waitedMs: number) {
-    super(`Busy: every connection for project SQL stayed taken for ${waitedMs} ms; try again in a moment.`);
+  constructor(
+    readonly waitedMs: number,
+    waitingFor: string,
+  ) {
+    super(`Busy: every ${waitingFor} stayed taken for ${waitedMs} ms; try again in a moment.`);
     this.name = 'NoTurnInTime';
   }
 }
 
 /**
- * At most `perKey` pieces of work at once for one key (an organization, or one key for the whole
- * process); the rest wait their turn in order, for at most `maxWaitMs` when it is given. The
- * model's SQL runs through two of these: per organization, so one organization's questions,
- * however many and however slow, hold at most that many connections; and for the whole process,
- * so the model's statements never need more connections than their pool has.
+ * At most `perKey` pieces of work at once for one key (an organization, a webhook, or one key for
+ * the whole process); the rest wait their turn in order, for at most `maxWait.ms` when it is given
+ * (then NoTurnInTime, naming what they waited for). Project SQL runs through two of these (per
+ * organization, and the pool's connections); webhook requests through one per webhook.
  */
 export class ConcurrencyLimit {
   private readonly running = new Map<string, number>();
@@ -19,7 +21,7 @@ export class ConcurrencyLimit {
 
   constructor(
     readonly perKey: number,
-    private readonly maxWaitMs?: number,
+    private readonly maxWait?: { ms: number; waitingFor: string },
   ) {}
 
   /** How many of the key's pieces of work are running and waiting now. */
@@ -42,12 +44,12 @@ export class ConcurrencyLimit {
     return new Promise<void>((resolve, reject) => {
       const queue = this.waiting.get(key) ?? [];
       const timer =
-        this.maxWaitMs === undefined
+        this.maxWait === undefined
           ? undefined
           : setTimeout(() => {
               this.leave(key, go);
-              reject(new NoTurnInTime(this.maxWaitMs ?? 0));
-            }, this.maxWaitMs);
+              reject(new NoTurnInTime(this.maxWait!.ms, this.maxWait!.waitingFor));
+            }, this.maxWait.ms);
       const go = () => {
         clearTimeout(timer);
         resolve();

@@ -3631,7 +3631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No AI provider is configured on this instance (SERVICE_UNAVAILABLE). */
+            /** @description No AI provider is configured on this instance, or every connection for project SQL stayed busy (SERVICE_UNAVAILABLE, with Retry-After). */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -89,17 +89,19 @@ export function Alerts(props: { session: Session }) {
               )}
             </td>
             {canWork && (
-              <td class="row">
-                {alert.status === 'active' && (
-                  <button type="button" class="secondary" onClick={() => act(`alerts/${alert.id}/acknowledge`)}>
-                    Acknowledge
-                  </button>
-                )}
-                {alert.status !== 'resolved' && (
-                  <button type="button" class="secondary" onClick={() => act(`alerts/${alert.id}/resolve`)}>
-                    Resolve
-                  </button>
-                )}
+              <td>
+                <div class="row actions">
+                  {alert.status === 'active' && (
+                    <button type="button" class="secondary" onClick={() => act(`alerts/${alert.id}/acknowledge`)}>
+                      Acknowledge
+                    </button>
+                  )}
+                  {alert.status !== 'resolved' && (
+                    <button type="button" class="secondary" onClick={() => act(`alerts/${alert.id}/resolve`)}>
+                      Resolve
+                    </button>
+                  )}
+                </div>
               </td>
             )}
           </>

@@ -97,6 +97,8 @@ function discardRest(request: IncomingMessage, maxBytes: number): void {
     left -= chunk.length;
     if (left < 0) cutOff();
   });
+  // Whichever comes first: the connection may stay open for the client's next request.
+  request.once('end', () => clearTimeout(timer));
   request.once('close', () => clearTimeout(timer));
   request.resume();
 }

@@ -5,6 +5,7 @@ import { type AiTestApp, ask, createDatasetTable, startAiTestApp } from './suppo
 import type { TestApp, TestOrg } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
 import { type FakeLlm, toolResults } from './support/fake-llm.js';
+import { upload } from './support/data.js';
 import { createProject } from './support/resources.js';
 
 /** Statements a hostile or confused model might send; each must come back to it as a tool error. */
@@ -138,7 +139,7 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     const readers = t.app.services.chat.readers;
     const tables = new Set(['numbers']);
     const runaway = await runModelSql(readers, projectId, tables, 'SELECT count(*) FROM numbers a, numbers b, numbers c, numbers d, numbers e');
-    expect(runaway).toEqual({ ok: false, error: expect.stringMatching(/^Refused: the planner estimates this statement at \d+ cost units/) });
+    expect(runaway).toEqual({ ok: false, error: expect.stringMatching(/^Refused: this statement is estimated at \d+ cost units, over the \d+ this question has left on the embedded database; filter or aggregate before joining\.$/) });
     const fine = await runModelSql(readers, projectId, tables, 'SELECT count(*)::int AS n FROM numbers a, numbers b');
     expect(fine).toMatchObject({ ok: true, rows: [{ n: 22_500 }] });
   });
@@ -179,6 +180,35 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     } finally {
       await slow.stop([project]);
     }
+  });
+
+  it.runIf(kind === 'pglite')('counts what reading long texts costs, refusing before it runs a statement the planner underestimates, and runs those that read them once', async () => {
+    // 80 uploaded notes of 150 KB: a regular expression over every pair reads 960 MB (the planner: a few hundred units; it ran 4 s).
+    const csv = ['title,body', ...Array.from({ length: 80 }, (_, index) => `note ${index},${'lorem ipsum '.repeat(12_500)}${index}`)].join('\n');
+    const uploaded = await upload(t, org.apiKey, projectId, csv, { query: { name: 'notes' } });
+    expect(uploaded.body.data).toMatchObject({ status: 'ready', rowCount: 80, tableName: 'notes' });
+    const readers = t.app.services.chat.readers;
+    await readers.ensure(org.orgId, projectId, [{ id: uploaded.body.data.id, table: 'notes' }]);
+    const tables = new Set(['notes']);
+    const overBudget = /^Refused: this statement is estimated at \d+ cost units \(\d+ of them for the long texts it reads\), over the 250000 this question has left on the embedded database; filter on short columns first, and read long texts only in the final rows\.$/;
+
+    for (const runaway of [
+      'SELECT count(*) FROM notes a, notes b WHERE regexp_like(a.body, b.title)',
+      'SELECT count(*) FROM notes a CROSS JOIN notes b WHERE md5(a.body) > b.title',
+      // Renamed through a CTE and a subquery, the texts are still counted.
+      'WITH "Copies" AS (SELECT body AS b FROM notes) SELECT count(*) FROM "Copies" x, (SELECT body AS c FROM notes) y WHERE upper(x.b) < y.c',
+      'SELECT (SELECT count(*) FROM notes later WHERE lower(later.body) > lower(earlier.body)) FROM notes earlier',
+    ]) {
+      expect(await runModelSql(readers, projectId, tables, runaway)).toEqual({ ok: false, error: expect.stringMatching(overBudget) });
+    }
+
+    const readOnce: [string, unknown[]][] = [
+      ["SELECT count(*)::int AS n FROM notes WHERE body LIKE '%ipsum 7'", [{ n: 1 }]],
+      ['SELECT title, length(body) AS n FROM notes ORDER BY title LIMIT 2', [{ title: 'note 0', n: 150_001 }, { title: 'note 1', n: 150_001 }]],
+      ['SELECT count(*)::int AS n FROM notes a JOIN notes b ON a.title = b.title WHERE a.body = b.body', [{ n: 80 }]],
+      ["SELECT title, left(body, 5) AS head FROM notes WHERE title = 'note 3'", [{ title: 'note 3', head: 'lorem' }]],
+    ];
+    for (const [sql, rows] of readOnce) expect(await runModelSql(readers, projectId, tables, sql)).toMatchObject({ ok: true, rows });
   });
 
   it.runIf(kind === 'postgres')('stops a statement that runs past the time limit', async () => {

@@ -17,6 +17,12 @@ export const embeddedQuestionMs = 3_000;
 
 export class OverBudget extends Error {}
 
+/** A statement's estimate: the planner's own, and what it leaves out for the long texts the statement reads (plan-text-cost.ts). */
+export interface StatementCost {
+  planner: number;
+  texts: number;
+}
+
 /** What one question (or one dashboard widget) may still spend on the embedded database. */
 export class EmbeddedBudget {
   private cost = 0;
@@ -24,8 +30,9 @@ export class EmbeddedBudget {
 
   constructor(private readonly clock: Clock) {}
 
-  /** Runs `work` when a statement of estimated `cost` fits what is left; else throws OverBudget, having run nothing. */
-  async spend<T>(cost: number, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` when a statement of estimated `estimate` fits what is left; else throws OverBudget, having run nothing. */
+  async spend<T>(estimate: StatementCost, work: () => Promise<T>): Promise<T> {
+    const cost = estimate.planner + estimate.texts;
     if (this.ms >= embeddedQuestionMs) {
       throw new OverBudget(
         `Refused: this question's statements already took ${this.ms} ms of the embedded database, the most one question may; answer with what you have.`,
@@ -33,9 +40,11 @@ export class EmbeddedBudget {
     }
     const allowed = Math.min(embeddedStatementCost, embeddedQuestionCost - this.cost);
     if (cost > allowed) {
+      const texts = estimate.texts >= 1 ? ` (${Math.round(estimate.texts)} of them for the long texts it reads)` : '';
+      const advice = estimate.texts > estimate.planner ? 'filter on short columns first, and read long texts only in the final rows' : 'filter or aggregate before joining';
       throw new OverBudget(
-        `Refused: the planner estimates this statement at ${Math.round(cost)} cost units, over the ${Math.round(allowed)} ` +
-          'this question has left on the embedded database; filter or aggregate before joining.',
+        `Refused: this statement is estimated at ${Math.round(cost)} cost units${texts}, over the ${Math.round(allowed)} ` +
+          `this question has left on the embedded database; ${advice}.`,
       );
     }
     const started = this.clock.now().getTime();

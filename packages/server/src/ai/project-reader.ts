@@ -3,6 +3,8 @@ import type { ProjectSqlConfig } from '../config.js';
 import type { Db, Queryable } from '../db/connect.js';
 import { projectSchemaName } from '../platform/project-schema.js';
 import { ConcurrencyLimit } from '../platform/concurrency-limit.js';
+import { ColumnWidths } from './column-widths.js';
+import type { PlanNode, RelationWidths } from './plan-text-cost.js';
 
 /** The alert columns offered to the model, in the REST field order (snake_case, as SQL writes them). */
 export const alertViewColumns = [
@@ -46,6 +48,7 @@ export class ProjectReaders {
    * most two at once, so one organization holds at most two of the pool's connections.
    */
   readonly perOrganization = new ConcurrencyLimit(2);
+  private readonly columnWidths = new ColumnWidths();
 
   constructor(
     private readonly db: Db,
@@ -63,6 +66,11 @@ export class ProjectReaders {
   /** Whether the statement timeout can stop a runaway statement (PostgreSQL yes, PGlite no). */
   get interruptible(): boolean {
     return this.db.kind === 'postgres';
+  }
+
+  /** The measured widths of the tables a plan reads in `tx`, the main alerts table through the project's view of it. */
+  widthsOf(tx: Queryable, projectId: string, plan: PlanNode): Promise<(node: PlanNode) => RelationWidths | undefined> {
+    return this.columnWidths.ofPlan(tx, projectId, plan, alertsViewName);
   }
 
   async ensure(orgId: string, projectId: string, tables: readonly ReadableTable[]): Promise<void> {

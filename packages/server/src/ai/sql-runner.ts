@@ -2,6 +2,7 @@ import type { Queryable } from '../db/connect.js';
 import { systemClock } from '../platform/clock.js';
 import { NoTurnInTime } from '../platform/concurrency-limit.js';
 import { EmbeddedBudget, OverBudget } from './embedded-budget.js';
+import { type PlanNode, textCost } from './plan-text-cost.js';
 import type { ProjectReaders } from './project-reader.js';
 import { guardSql } from './sql-guard.js';
 
@@ -64,14 +65,10 @@ export const maxResultColumns = 100;
 
 class TooManyColumns extends Error {}
 
-/** The plan of the statement as it will run: the planner's estimate, and the columns it returns. */
-async function planOf(tx: Queryable, statement: string, rowCap: number): Promise<{ cost: number; columns: number }> {
-  const [explained] = await tx.query<{ 'QUERY PLAN': { Plan: { 'Total Cost': number; Output: string[] } }[] }>(
-    `EXPLAIN (VERBOSE, FORMAT JSON) ${capped(statement)}`,
-    cappedParams(rowCap),
-  );
-  const { Plan: plan } = explained['QUERY PLAN'][0];
-  return { cost: plan['Total Cost'], columns: plan.Output.length };
+/** The plan of the statement as it will run, capped as readCapped runs it. */
+async function planOf(tx: Queryable, statement: string, rowCap: number): Promise<PlanNode> {
+  const [explained] = await tx.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (VERBOSE, FORMAT JSON) ${capped(statement)}`, cappedParams(rowCap));
+  return explained['QUERY PLAN'][0].Plan;
 }
 
 /**
@@ -102,11 +99,14 @@ export async function runModelSql(
   try {
     const { rows, truncated } = await readers.read(projectId, limits.statementTimeoutMs, async (tx) => {
       const read = () => readCapped(tx, guarded.statement, limits.rowCap);
-      const { cost, columns } = await planOf(tx, guarded.statement, limits.rowCap);
+      const plan = await planOf(tx, guarded.statement, limits.rowCap);
+      const columns = plan.Output?.length ?? 0;
       if (columns > maxResultColumns) {
         throw new TooManyColumns(`Refused: the statement returns ${columns} columns; at most ${maxResultColumns} are allowed, name the ones needed.`);
       }
-      return readers.interruptible ? read() : budget.spend(cost, read);
+      if (readers.interruptible) return read();
+      const texts = textCost(plan, await readers.widthsOf(tx, projectId, plan));
+      return budget.spend({ planner: plan['Total Cost'], texts }, read);
     });
     return { ok: true, statement: guarded.statement, columns: Object.keys(rows[0] ?? {}), rows, truncated };
   } catch (error) {

@@ -211,6 +211,36 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     for (const [sql, rows] of readOnce) expect(await runModelSql(readers, projectId, tables, sql)).toMatchObject({ ok: true, rows });
   });
 
+  it.runIf(kind === 'pglite')('counts what multiplying long numbers costs, and has ln, sqrt and power compute in double precision', async () => {
+    // 40 uploaded numbers of 16 000 digits: multiplying every pair takes about 3 ms a pair (5 s in all).
+    const digits = (index: number) => `${'1234567890'.repeat(1_600)}${index}`;
+    const csv = ['label,big,digits', ...Array.from({ length: 40 }, (_, index) => `n${index},${digits(index)},${digits(index)}`)].join('\n');
+    const uploaded = await upload(t, org.apiKey, projectId, csv, { query: { name: 'huge', types: 'digits:text' } });
+    expect(uploaded.body.data).toMatchObject({ status: 'ready', rowCount: 40, tableName: 'huge' });
+    expect(uploaded.body.data.columns.map((column: { type: string }) => column.type)).toEqual(['text', 'numeric', 'text']);
+    const readers = t.app.services.chat.readers;
+    await readers.ensure(org.orgId, projectId, [{ id: uploaded.body.data.id, table: 'huge' }]);
+    const tables = new Set(['huge']);
+    const overBudget = /^Refused: this statement is estimated at \d+ cost units \(\d+ of them for the long texts it reads\), over the 250000 /;
+
+    for (const runaway of [
+      'SELECT sum(a.big * b.big) FROM huge a, huge b',
+      'SELECT sum(a.digits::numeric * b.digits::numeric) FROM huge a, huge b',
+      'SELECT count(*) FROM huge a, huge b WHERE a.big / b.big > 1',
+    ]) {
+      expect(await runModelSql(readers, projectId, tables, runaway)).toEqual({ ok: false, error: expect.stringMatching(overBudget) });
+    }
+    expect(await runModelSql(readers, projectId, tables, 'SELECT ln(round(big, 1000)) FROM huge')).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^Refused: ln\(\) computes at the precision of a numeric argument/),
+    });
+
+    expect(await runModelSql(readers, projectId, tables, "SELECT label, length(big::text) AS n, sqrt(length(digits)::float8 - 1) AS root FROM huge WHERE label = 'n7'")).toMatchObject({
+      ok: true,
+      rows: [{ label: 'n7', n: 16_001, root: 126.49110640673517 }],
+    });
+  });
+
   it.runIf(kind === 'postgres')('stops a statement that runs past the time limit', async () => {
     const outcome = await runModelSql(
       t.app.services.chat.readers,

@@ -23,6 +23,9 @@ describe('the SQL guard', () => {
     `WITH w AS (SELECT area FROM alerts) SELECT area || '!' FROM w`,
     `SELECT area::char(2), amount::numeric(12, 2), title::varchar(100000) FROM alerts, sales`,
     `SELECT s.sales, sales.sales FROM sales s, sales`,
+    `SELECT sqrt(amount::float8), power(amount::float8, amount), amount::double precision ^ 0.5, ln(CAST(amount AS double precision)) / ln(10::float8) FROM sales`,
+    `SELECT sqrt(amount::float8 - 1), exp(-abs(avg(amount::real))), power(2, sqrt(amount::float8) * amount) FROM sales`,
+    `SELECT ${Array.from({ length: 65 }, () => 'amount').join(' * ')} FROM sales`,
   ])('accepts %s', async (sql) => {
     const result = await guardSql(sql, tables);
     expect(result).toMatchObject({ ok: true });
@@ -64,6 +67,13 @@ describe('the SQL guard', () => {
     ['texts joined in two SELECTs, one doubling the other', 'WITH a AS (SELECT title || title AS s FROM alerts), b AS (SELECT s || s AS s FROM a) SELECT s || s FROM b', /only one SELECT/],
     ['too many joins', `SELECT ${Array.from({ length: 34 }, () => 'title').join(' || ')} FROM alerts`, /joins texts 33 times/],
     ['too many concat arguments', `SELECT concat(${Array.from({ length: 33 }, () => 'title').join(', ')}) FROM alerts`, /joins texts 33 times/],
+    ['a numeric square root, computed at its argument\'s precision', 'SELECT sqrt(amount) FROM sales', /sqrt\(\) computes at the precision of a numeric argument/],
+    ['a logarithm at 1 000 digits', 'SELECT ln(round(amount, 1000)) FROM sales', /ln\(\) computes at the precision/],
+    ['a 100 000-digit power of constants', 'SELECT power(9.5, 100000) FROM sales', /power\(\) computes at the precision/],
+    ['a numeric power whose double precision is lost in a cast back', 'SELECT power(amount, (2::float8 * amount)::numeric) FROM sales', /power\(\) computes at the precision/],
+    ['a numeric power of a rounded double precision', 'SELECT sqrt(round(amount::float8)::numeric) FROM sales', /sqrt\(\) computes at the precision/],
+    ['the ^ operator on a numeric', 'SELECT amount ^ 100000 FROM sales', /The \^ operator computes at the precision/],
+    ['too many multiplications', `SELECT ${Array.from({ length: 66 }, () => 'amount').join(' * ')} FROM sales`, /multiplies 65 times; at most 64/],
     ['a syntax error', 'SELEC 1', /Syntax error/],
     ['a statement too long', `SELECT ${'1 + '.repeat(7_000)}1`, /longer than/],
   ])('refuses %s', async (_name, sql, reason) => {

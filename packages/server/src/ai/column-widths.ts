@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Queryable } from '../db/connect.js';
 import { type Clock, systemClock } from '../platform/clock.js';
 import { projectSchemaName } from '../platform/project-schema.js';
-import { type PlanNode, type RelationWidths, nodesOf } from './plan-text-cost.js';
+import { type ColumnWidth, type PlanNode, type RelationWidths, nodesOf } from './plan-text-cost.js';
 
 interface Attribute {
   oid: number;
@@ -11,6 +11,7 @@ interface Attribute {
   /** Bytes of a fixed-width type; -1 for a variable-width one (text, numeric). */
   length: number;
   text: boolean;
+  numeric: boolean;
 }
 
 /** How long a measurement of the alerts view, whose rows change, is trusted. */
@@ -48,7 +49,7 @@ export class ColumnWidths {
 
   private async measure(tx: Queryable, schema: string, relation: string): Promise<RelationWidths> {
     const attributes = await tx.query<Attribute>(
-      `SELECT c.oid::int8::float8 AS oid, c.relkind AS kind, a.attname AS name, a.attlen::int AS length, t.typcategory = 'S' AS text
+      `SELECT c.oid::int8::float8 AS oid, c.relkind AS kind, a.attname AS name, a.attlen::int AS length, t.typcategory = 'S' AS text, t.typname = 'numeric' AS numeric
        FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid JOIN pg_type t ON t.oid = a.atttypid
        WHERE c.relnamespace = $1::regnamespace AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped`,
       [pg.escapeIdentifier(schema), relation],
@@ -70,16 +71,21 @@ export class ColumnWidths {
 
 /**
  * Counts the rows and averages each variable-width column's bytes in one pass. octet_length reads
- * a text's length from its header without decompressing it; pg_column_size does the same for
- * other types.
+ * a text's length from its header without decompressing it; a numeric is measured by its digits
+ * written out (its stored size may be compressed), other types by their stored size.
  */
 async function measureRelation(tx: Queryable, relation: string, attributes: Attribute[]): Promise<RelationWidths> {
   const variable = attributes.filter((attribute) => attribute.length < 0);
-  const averages = variable.map(
-    (attribute, index) => `coalesce(avg(${attribute.text ? 'octet_length' : 'pg_column_size'}(${pg.escapeIdentifier(attribute.name)})), 0)::float8 AS c${index}`,
-  );
+  const measure = (attribute: Attribute) => {
+    const column = pg.escapeIdentifier(attribute.name);
+    if (attribute.text) return `octet_length(${column})`;
+    return attribute.numeric ? `length(${column}::text)` : `pg_column_size(${column})`;
+  };
+  const averages = variable.map((attribute, index) => `coalesce(avg(${measure(attribute)}), 0)::float8 AS c${index}`);
   const [measured] = await tx.query<Record<string, number>>(`SELECT ${['count(*)::float8 AS rows', ...averages].join(', ')} FROM ${relation}`);
-  const columns = new Map<string, number>(attributes.filter((attribute) => attribute.length >= 0).map((attribute) => [attribute.name, attribute.length]));
-  variable.forEach((attribute, index) => columns.set(attribute.name, measured[`c${index}`]));
+  const columns = new Map<string, ColumnWidth>(
+    attributes.map((attribute) => [attribute.name, { bytes: attribute.length >= 0 ? attribute.length : 0, numeric: attribute.numeric }]),
+  );
+  variable.forEach((attribute, index) => columns.set(attribute.name, { bytes: measured[`c${index}`], numeric: attribute.numeric }));
   return { rows: measured.rows, columns };
 }

@@ -1,9 +1,11 @@
 /**
  * What the planner leaves out of a statement's cost on the embedded database: it charges every
- * function call the same whatever the length of the text it reads, so a regular expression over
- * 100 KB cells in a cross join is estimated like one over short names (estimated 11 000, ran 4 s).
- * This walks the plan as EXPLAIN (VERBOSE) prints it and charges, at each node, the bytes its
- * expressions read times how often the node evaluates them, in the planner's own units.
+ * function call the same whatever the length of the values it reads, so a regular expression over
+ * every pair of 150 KB cells is estimated like one over short names (a few hundred units; it ran
+ * 4 s), and a multiplication of 16 000-digit numbers like one of prices. This walks the plan as
+ * EXPLAIN (VERBOSE) prints it and charges, at each node, what its expressions read times how
+ * often the node evaluates them, in the planner's own units: the bytes of long values, and the
+ * square of a long numeric's digits.
  */
 
 /** One node of EXPLAIN (VERBOSE, FORMAT JSON). */
@@ -24,10 +26,16 @@ export interface PlanNode {
   [field: string]: unknown;
 }
 
-/** A relation's rows and the average bytes of each column's values (as stored before compression). */
+/** A column's average bytes (as stored before compression; a numeric's digits), and whether it is a numeric. */
+export interface ColumnWidth {
+  bytes: number;
+  numeric: boolean;
+}
+
+/** A relation's rows and the widths of its columns. */
 export interface RelationWidths {
   rows: number;
-  columns: ReadonlyMap<string, number>;
+  columns: ReadonlyMap<string, ColumnWidth>;
 }
 
 /**
@@ -37,7 +45,13 @@ export interface RelationWidths {
  */
 export const costPerTextByte = 0.0005;
 
-/** Bytes per value the planner's per-call charge already stands for: shorter values cost nothing extra. */
+/**
+ * Planner units per pair of digits a numeric multiplication or division works through (its cost
+ * is the product of its operands' lengths): two 16 000-digit numbers multiplied took 3 ms.
+ */
+export const costPerDigitPair = 6e-7;
+
+/** Bytes (or digits) per value the planner's per-call charge already stands for: shorter values cost nothing extra. */
 const plainValueBytes = 64;
 
 /** Where expressions are, besides Output. */
@@ -114,27 +128,38 @@ class ReferenceWidths {
     this.everything = relationsUnder(root);
   }
 
-  of(alias: string, column: string): number {
+  /** The reference's bytes, and its digits when it is a numeric. */
+  of(alias: string, column: string): { bytes: number; digits: number } {
     const table = this.byAlias.get(alias);
-    if (table) return column === '*' ? sum(table.columns.values()) : (table.columns.get(column) ?? 0);
-    const candidates = this.beneath.get(alias) ?? this.everything;
-    if (column === '*') return Math.max(0, ...candidates.map((each) => sum(each.columns.values())));
-    const named = candidates.map((each) => each.columns.get(column)).filter((bytes) => bytes !== undefined);
-    return Math.max(0, ...(named.length > 0 ? named : candidates.flatMap((each) => [...each.columns.values()])));
+    const candidates = table ? [table] : (this.beneath.get(alias) ?? this.everything);
+    if (column === '*') return { bytes: Math.max(0, ...candidates.map((each) => sum([...each.columns.values()].map((width) => width.bytes)))), digits: 0 };
+    const named = candidates.flatMap((each) => each.columns.get(column) ?? []);
+    const widths = named.length > 0 || table ? named : candidates.flatMap((each) => [...each.columns.values()]);
+    return {
+      bytes: Math.max(0, ...widths.map((width) => width.bytes)),
+      digits: Math.max(0, ...widths.filter((width) => width.numeric).map((width) => width.bytes)),
+    };
   }
 }
 
-const sum = (values: Iterable<number>) => [...values].reduce((total, value) => total + value, 0);
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 
-/** Bytes beyond a plain value's that the expressions in `texts` read, once each. */
-function extraBytes(texts: string[], widths: ReferenceWidths): number {
-  let total = 0;
+/** A reference read as a numeric (`(t.amount)::numeric`): a text of digits is about one digit per byte. */
+const castToNumeric = /^\)?::numeric/;
+
+/** What reading the references in `texts` costs beyond what the planner charged, once each. */
+function extraCost(texts: string[], widths: ReferenceWidths): number {
+  let cost = 0;
   for (const text of texts) {
-    for (const [, alias, column] of text.replace(literal, "''").matchAll(reference)) {
-      total += Math.max(0, widths.of(unquote(alias), column === '*' ? '*' : unquote(column)) - plainValueBytes);
+    const plain = text.replace(literal, "''");
+    for (const match of plain.matchAll(reference)) {
+      const [whole, alias, column] = match;
+      const { bytes, digits } = widths.of(unquote(alias), column === '*' ? '*' : unquote(column));
+      const numericDigits = Math.max(digits, castToNumeric.test(plain.slice(match.index + whole.length)) ? bytes : 0);
+      cost += Math.max(0, bytes - plainValueBytes) * costPerTextByte + Math.max(0, numericDigits - plainValueBytes) ** 2 * costPerDigitPair;
     }
   }
-  return total;
+  return cost;
 }
 
 /** The fraction of its child a Limit runs, as the planner's own costs have it. */
@@ -150,7 +175,7 @@ function limitFraction(limit: PlanNode, child: PlanNode): number {
  */
 export function textCost(root: PlanNode, widthsOf: (node: PlanNode) => RelationWidths | undefined): number {
   const widths = new ReferenceWidths(root, widthsOf);
-  let bytes = 0;
+  let cost = 0;
   /** `loops`: how often the node runs; `once`: how often it would run if nothing above rescanned it. */
   const visit = (node: PlanNode, loops: number, fraction: number, once: number): void => {
     const type = node['Node Type'];
@@ -163,7 +188,7 @@ export function textCost(root: PlanNode, widthsOf: (node: PlanNode) => RelationW
         : Math.max(rows, widthsOf(node)?.rows ?? 0, sum(inputs.map((child) => child['Plan Rows'])));
     const texts = strings(expressionFields.map((field) => node[field]));
     if (!passThrough.has(type)) texts.push(...(node.Output ?? []).filter((output) => !bareReference.test(output)));
-    bytes += loops * fraction * evaluations * extraBytes(texts, widths);
+    cost += loops * fraction * evaluations * extraCost(texts, widths);
 
     const below = readsAllInput(node) ? 1 : fraction;
     const inputLoops = keepsRows.has(type) ? once : loops;
@@ -177,5 +202,5 @@ export function textCost(root: PlanNode, widthsOf: (node: PlanNode) => RelationW
     }
   };
   visit(root, 1, 1, 1);
-  return bytes * costPerTextByte;
+  return cost;
 }

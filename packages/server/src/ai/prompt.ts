@@ -28,7 +28,8 @@ export function systemPrompt(projectName: string, tables: TableDescription[], no
     `You answer questions about the data of the project "${projectName}". The current time is ${now.toISOString()}.`,
     'Compute answers from the data with the run_sql tool (PostgreSQL dialect, read-only, tables unqualified); never guess numbers.',
     'Only the tables below exist for you. Functions are limited to common aggregate, window, math, text and date functions: ' +
-      'return rows rather than aggregating them into one text or array (no string_agg, array_agg), and name the columns you need.',
+      'return rows rather than aggregating them into one text or array (no string_agg, array_agg), name the columns you need, ' +
+      'and give ln, exp, sqrt and power an argument in double precision (sqrt(x::float8)).',
     'When you have the result, answer in one or a few plain sentences, citing the numbers. If the data cannot answer the question, say so.',
     '',
     tables.map(describeTable).join('\n\n'),

@@ -35,6 +35,16 @@ export const allowedFunctions: ReadonlySet<string> = new Set([
   'num_nulls', 'num_nonnulls',
 ]);
 
+/**
+ * Functions (and the `^` operator) that, given a numeric, compute at its precision: ln(round(x,
+ * 1000)) takes milliseconds a row, power(x, 100000) builds a 100 000-digit number. The guard
+ * has them compute in double precision: one argument at least must be of that type.
+ */
+export const floatOnlyFunctions: ReadonlySet<string> = new Set(['exp', 'ln', 'log', 'log10', 'sqrt', 'cbrt', 'power', 'pow']);
+
+/** The types a cast to double precision may name, as the parser spells them. */
+export const floatTypes: ReadonlySet<string> = new Set(['float8', 'float4', 'double precision', 'real', 'float']);
+
 /** Functions that join several texts into one: the guard bounds how many values they join. */
 export const joiningFunctions: ReadonlySet<string> = new Set(['concat', 'concat_ws', 'overlay']);
 

@@ -1,5 +1,5 @@
 import { loadModule, parse } from 'libpg-query';
-import { allowedFunctions, allowedNodes, allowedTypes, allowedValueFunctions, joiningFunctions } from './sql-allow-list.js';
+import { allowedFunctions, allowedNodes, allowedTypes, allowedValueFunctions, floatOnlyFunctions, floatTypes, joiningFunctions } from './sql-allow-list.js';
 
 export const maxSqlLength = 20_000;
 
@@ -9,6 +9,12 @@ export const maxSqlLength = 20_000;
  * in two SELECTs, one reading the other, would multiply (each level doubling what the one below made).
  */
 export const maxTextJoins = 32;
+
+/**
+ * Multiplications one statement may make: each adds its factors' digits, so a long chain of them
+ * over numeric columns makes numbers whose next multiplication costs the square of their length.
+ */
+export const maxMultiplications = 64;
 
 export type GuardResult = { ok: true; statement: string } | { ok: false; reason: string };
 
@@ -43,6 +49,7 @@ class TreeCheck {
   /** The SELECTs that join texts, and how many joins they make. */
   private readonly joiningSelects = new Set<object>();
   private textJoins = 0;
+  private multiplications = 0;
   private readonly selects: object[] = [];
 
   constructor(
@@ -60,6 +67,9 @@ class TreeCheck {
     }
     if (this.textJoins > maxTextJoins) {
       throw new Refusal(`The statement joins texts ${this.textJoins} times (||, concat arguments); at most ${maxTextJoins} are allowed.`);
+    }
+    if (this.multiplications > maxMultiplications) {
+      throw new Refusal(`The statement multiplies ${this.multiplications} times; at most ${maxMultiplications} are allowed.`);
     }
   }
 
@@ -103,7 +113,7 @@ class TreeCheck {
         if (!allowedValueFunctions.has(String(body.op))) throw new Refusal('Session information functions are not allowed.');
         break;
       case 'A_Expr':
-        if (withoutCatalogSchema(nameParts(body.name), 'operator') === '||') this.joins(1);
+        this.operator(body);
         break;
       case 'ColumnRef':
         this.column(body);
@@ -166,6 +176,14 @@ class TreeCheck {
     const name = withoutCatalogSchema(nameParts(body.funcname), 'function').toLowerCase();
     if (!allowedFunctions.has(name)) throw new Refusal(`The function ${name}() is not allowed.`);
     if (joiningFunctions.has(name)) this.joins(Array.isArray(body.args) ? body.args.length : 0);
+    if (floatOnlyFunctions.has(name)) inDoublePrecision(`${name}()`, Array.isArray(body.args) ? body.args : []);
+  }
+
+  private operator(body: Node): void {
+    const name = withoutCatalogSchema(nameParts(body.name), 'operator');
+    if (name === '||') this.joins(1);
+    if (name === '*') this.multiplications += 1;
+    if (name === '^') inDoublePrecision('The ^ operator', [body.lexpr, body.rexpr]);
   }
 
   private joins(count: number): void {
@@ -196,6 +214,40 @@ class TreeCheck {
     const width = isNode(first) && isNode(first.A_Const) && isNode(first.A_Const.ival) ? Number(first.A_Const.ival.ival ?? 0) : 0;
     if (name === 'bpchar' && width > maxCharWidth) throw new Refusal(`char(${width}) pads every value to ${width} characters; cast to text instead.`);
   }
+}
+
+const isFloatCast = (node: Node): boolean =>
+  isNode(node.TypeCast) && isNode(node.TypeCast.typeName) && floatTypes.has(withoutCatalogSchema(nameParts(node.TypeCast.typeName.names), 'type').toLowerCase());
+
+/** Functions that return double precision when one of their arguments is. */
+const keepingDoublePrecision = new Set([...floatOnlyFunctions, 'abs', 'avg', 'sum', 'min', 'max']);
+
+/**
+ * A value of type double precision, whatever the other operands: a cast to it, arithmetic with
+ * one such operand (PostgreSQL turns a numeric into double precision, never the other way
+ * implicitly), or a function above that keeps it.
+ */
+function isDoublePrecision(node: unknown): boolean {
+  if (!isNode(node)) return false;
+  if (isFloatCast(node)) return true;
+  if (isNode(node.A_Expr)) {
+    const operator = nameParts(node.A_Expr.name).at(-1) ?? '';
+    return ['+', '-', '*', '/'].includes(operator) && (isDoublePrecision(node.A_Expr.lexpr) || isDoublePrecision(node.A_Expr.rexpr));
+  }
+  if (isNode(node.FuncCall)) {
+    const name = nameParts(node.FuncCall.funcname).at(-1)?.toLowerCase() ?? '';
+    return keepingDoublePrecision.has(name) && Array.isArray(node.FuncCall.args) && node.FuncCall.args.some(isDoublePrecision);
+  }
+  return false;
+}
+
+/** One argument in double precision makes PostgreSQL choose the function's double precision form. */
+function inDoublePrecision(what: string, args: unknown[]): void {
+  if (args.some(isDoublePrecision)) return;
+  throw new Refusal(
+    `${what} computes at the precision of a numeric argument, which can be made very large; cast an argument to double precision ` +
+      '(sqrt(x::float8), power(x::float8, 2), ln(x::float8) / ln(10::float8)).',
+  );
 }
 
 /** Table names, aliases and CTE names anywhere in the tree. */

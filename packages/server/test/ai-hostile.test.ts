@@ -211,6 +211,25 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     for (const [sql, rows] of readOnce) expect(await runModelSql(readers, projectId, tables, sql)).toMatchObject({ ok: true, rows });
   });
 
+  it.runIf(kind === 'pglite')('counts what a long literal read at every row costs, but not a list of values', async () => {
+    const csv = ['n', ...Array.from({ length: 100_000 }, (_, index) => String(index))].join('\n');
+    const uploaded = await upload(t, org.apiKey, projectId, csv, { query: { name: 'counts' } });
+    expect(uploaded.body.data).toMatchObject({ status: 'ready', rowCount: 100_000, tableName: 'counts' });
+    const readers = t.app.services.chat.readers;
+    await readers.ensure(org.orgId, projectId, [{ id: uploaded.body.data.id, table: 'counts' }]);
+    const tables = new Set(['counts']);
+
+    // A 17 500-character format applied to every row: about 25 s, estimated by the planner at 1 600.
+    const longFormat = `SELECT count(*) FROM counts WHERE to_char(n, '${'FM9999 '.repeat(2_500)}') <> ''`;
+    expect(await runModelSql(readers, projectId, tables, longFormat)).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^Refused: this statement is estimated at \d+ cost units \(\d+ of them for the long texts it reads\)/),
+    });
+    const listed = `SELECT count(*)::int AS n FROM counts WHERE n IN (${Array.from({ length: 2_000 }, (_, index) => index * 7).join(', ')})`;
+    expect(await runModelSql(readers, projectId, tables, listed)).toMatchObject({ ok: true, rows: [{ n: 2_000 }] });
+    expect(await runModelSql(readers, projectId, tables, "SELECT to_char(max(n), 'FM999G999') AS top FROM counts")).toMatchObject({ ok: true, rows: [{ top: '99,999' }] });
+  });
+
   it.runIf(kind === 'pglite')('counts what multiplying long numbers costs, and has ln, sqrt and power compute in double precision', async () => {
     // 40 uploaded numbers of 16 000 digits: multiplying every pair takes about 3 ms a pair (5 s in all).
     const digits = (index: number) => `${'1234567890'.repeat(1_600)}${index}`;

@@ -73,6 +73,7 @@ describe('the SQL guard', () => {
     ['a numeric power whose double precision is lost in a cast back', 'SELECT power(amount, (2::float8 * amount)::numeric) FROM sales', /power\(\) computes at the precision/],
     ['a numeric power of a rounded double precision', 'SELECT sqrt(round(amount::float8)::numeric) FROM sales', /sqrt\(\) computes at the precision/],
     ['the ^ operator on a numeric', 'SELECT amount ^ 100000 FROM sales', /The \^ operator computes at the precision/],
+    ['translate, whose time is its text times its list', `SELECT translate(title, '${'abcdefghij'.repeat(1500)}', 'x') FROM alerts`, /translate\(\) is not allowed/],
     ['too many multiplications', `SELECT ${Array.from({ length: 66 }, () => 'amount').join(' * ')} FROM sales`, /multiplies 65 times; at most 64/],
     ['a syntax error', 'SELEC 1', /Syntax error/],
     ['a statement too long', `SELECT ${'1 + '.repeat(7_000)}1`, /longer than/],

@@ -40,10 +40,10 @@ export interface RelationWidths {
 
 /**
  * Planner units per byte of text a node's expressions read. Measured on PGlite (2 cores): about
- * 20 µs per unit of a plain scan and aggregate, and 2–10 ns per byte for md5, regular expressions
- * and lower() over long cells.
+ * 20 µs per unit of a plain scan and aggregate, and 2–14 ns per byte for md5, regular expressions,
+ * lower() over long cells and to_char() with a long format.
  */
-export const costPerTextByte = 0.0005;
+export const costPerTextByte = 0.0007;
 
 /**
  * Planner units per pair of digits a numeric multiplication or division works through (its cost
@@ -74,6 +74,11 @@ const identifier = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
 /** `alias.column`, `alias."Column"` or `alias.*`, not followed by `(` (a schema-qualified function). */
 const reference = new RegExp(String.raw`(${identifier})\.(${identifier}|\*)(?!\s*\()`, 'g');
 const literal = /'(?:[^']|'')*'/g;
+/**
+ * A literal and what follows it: a long one (a format, a pattern) is read at every evaluation too,
+ * except a list of values (`x IN (…)` is `x = ANY ('{…}'::text[])`), which PostgreSQL hashes once.
+ */
+const literalUse = /'((?:[^']|'')*)'(?!::[\w ."]+\[\])/g;
 const bareReference = new RegExp(String.raw`^\(*${identifier}\.${identifier}\)*$`);
 
 const unquote = (name: string) => (name.startsWith('"') ? name.slice(1, -1).replaceAll('""', '"') : name);
@@ -147,10 +152,11 @@ const sum = (values: number[]) => values.reduce((total, value) => total + value,
 /** A reference read as a numeric (`(t.amount)::numeric`): a text of digits is about one digit per byte. */
 const castToNumeric = /^\)?::numeric/;
 
-/** What reading the references in `texts` costs beyond what the planner charged, once each. */
+/** What reading the references and literals in `texts` costs beyond what the planner charged, once each. */
 function extraCost(texts: string[], widths: ReferenceWidths): number {
   let cost = 0;
   for (const text of texts) {
+    for (const [, value] of text.matchAll(literalUse)) cost += Math.max(0, Buffer.byteLength(value) - plainValueBytes) * costPerTextByte;
     const plain = text.replace(literal, "''");
     for (const match of plain.matchAll(reference)) {
       const [whole, alias, column] = match;

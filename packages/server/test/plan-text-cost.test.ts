@@ -31,13 +31,18 @@ describe('the estimate of what reading long values costs', () => {
     expect(textCost(scan('n', 1_000, { Filter: "(n.title = 'x'::text)", Output: ['n.body'] }), widthsOf)).toBe(0);
   });
 
-  it('charges a nested loop once per pair, and its inner side once per outer row unless it replays what it kept', () => {
+  it('charges a nested loop once per pair, and its inner side once per outer row unless it replays what it kept, an index scan for the rows it finds', () => {
     const pairs = node('Nested Loop', 1_000_000, { 'Join Filter': '(md5(a.body) > b.title)' }, [scan('a', 1_000), inner(node('Materialize', 1_000, {}, [scan('b', 1_000)]))]);
     expect(textCost(pairs, widthsOf)).toBeCloseTo(1_000_000 * 100_000 * costPerTextByte);
     const rescanned = node('Nested Loop', 1_000_000, {}, [scan('a', 1_000), inner(scan('b', 1_000, { Filter: '(upper(b.body) > a.title)' }))]);
     expect(textCost(rescanned, widthsOf)).toBeCloseTo(1_000 * 1_000 * 100_000 * costPerTextByte);
     const replayed = node('Nested Loop', 1_000_000, {}, [scan('a', 1_000), inner(node('Materialize', 1_000, {}, [scan('b', 1_000, { Filter: "(upper(b.body) > 'x'::text)" })]))]);
     expect(textCost(replayed, widthsOf)).toBeCloseTo(1_000 * 100_000 * costPerTextByte);
+    const looked = node('Nested Loop', 1_000, {}, [
+      scan('a', 1_000),
+      inner(node('Index Scan', 1, { 'Relation Name': 'notes', Schema: 'data_x', Alias: 'b', 'Index Cond': '(b.title = a.title)', Filter: '(upper(b.body) > a.title)' })),
+    ]);
+    expect(textCost(looked, widthsOf)).toBeCloseTo(1_000 * 1 * 100_000 * costPerTextByte);
   });
 
   it('charges only the share of its input a LIMIT runs', () => {

@@ -187,8 +187,8 @@ function limitFraction(limit: PlanNode, child: PlanNode): number {
 }
 
 /**
- * The extra cost, in planner units, of the text the plan's expressions read. `widthsOf` gives the
- * widths of the table a scan node reads (undefined for other nodes).
+ * The extra cost, in planner units, of the long values and literals the plan's expressions read.
+ * `widthsOf` gives the widths of the table a scan node reads (undefined for other nodes).
  */
 export function textCost(root: PlanNode, widthsOf: (node: PlanNode) => RelationWidths | undefined): number {
   const widths = new ReferenceWidths(root, widthsOf);
@@ -199,10 +199,11 @@ export function textCost(root: PlanNode, widthsOf: (node: PlanNode) => RelationW
     const children = node.Plans ?? [];
     const inputs = children.filter((child) => child['Parent Relationship'] !== 'InitPlan' && child['Parent Relationship'] !== 'SubPlan');
     const rows = node['Plan Rows'];
+    // A sequential scan's filter reads every row of its table; an index scan's, the rows the index finds.
     const evaluations =
       type === 'Nested Loop'
         ? inputs[0]['Plan Rows'] * inputs[1]['Plan Rows']
-        : Math.max(rows, widthsOf(node)?.rows ?? 0, sum(inputs.map((child) => child['Plan Rows'])));
+        : Math.max(rows, type === 'Seq Scan' ? (widthsOf(node)?.rows ?? 0) : 0, sum(inputs.map((child) => child['Plan Rows'])));
     const texts = strings(expressionFields.map((field) => node[field]));
     if (!passThrough.has(type)) texts.push(...(node.Output ?? []).filter((output) => !bareReference.test(output)));
     cost += loops * fraction * evaluations * extraCost(texts, widths);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/platform/clock.js';
+import { webhookAttempts } from '../src/platform/metrics.js';
 import { claimDueDeliveries, startAttempts } from '../src/webhooks/queue.js';
 import { DeliveryWorker } from '../src/webhooks/worker.js';
 import { startTestApp, type TestApp, type TestOrg, testSecretKey } from './support/app.js';
@@ -57,6 +58,9 @@ describe.each(databaseKinds)('attempts lost with their worker on %s', (kind) => 
     await t.request('POST', 'projects', { apiKey: org.apiKey, body: { name } });
     return hook;
   };
+  /** vigil_webhook_attempts_total{outcome="worker_lost"}, as /metrics shows it. */
+  const lostAttemptsCounted = async () =>
+    (await webhookAttempts.get()).values.find((value) => value.labels.outcome === 'worker_lost')?.value ?? 0;
   const deliveries = async (webhookId: string) =>
     (await t.request<{ data: Delivery[] }>('GET', `webhooks/${webhookId}/deliveries`, { apiKey: org.apiKey })).body.data;
 
@@ -72,11 +76,13 @@ describe.each(databaseKinds)('attempts lost with their worker on %s', (kind) => 
     const during = await deliveries(hook.id);
     expect(during).toMatchObject([{ id: claimed.id, status: 'pending', attempts: [] }]);
 
+    const lostBefore = await lostAttemptsCounted();
     const worker = await startWorker();
     try {
       clock.advance(leaseMs + 1000);
       worker.wake();
       const [done] = await waitFor(() => deliveries(hook.id), (all) => all[0]?.status === 'delivered', 'the delivery after the lease');
+      expect(await lostAttemptsCounted()).toBe(lostBefore + 1);
       expect(done.attempts).toEqual([
         expect.objectContaining({ number: 1, startedAt: diedAt.toISOString(), durationMs: leaseMs, httpStatus: null, error: 'worker_lost' }),
         expect.objectContaining({ number: 2, httpStatus: 200, error: null }),

@@ -12,3 +12,8 @@ export function countAttempt(outcome: AttemptOutcome): void {
   webhookAttempts.inc(labels);
   webhookAttemptDuration.observe(labels, outcome.durationMs / 1000);
 }
+
+/** Attempts closed as lost with their worker: counted by outcome, with no duration (theirs is not known). */
+export function countLostAttempts(count: number): void {
+  if (count > 0) webhookAttempts.inc({ outcome: 'worker_lost' }, count);
+}

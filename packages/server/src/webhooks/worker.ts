@@ -21,7 +21,7 @@ import {
 import { ConcurrencyLimit } from '../platform/concurrency-limit.js';
 import { nextScheduledAttempt, retryAfterMs } from './schedule.js';
 import { type AttemptOutcome, WebhookSender } from './sender.js';
-import { countAttempt } from './attempt-metrics.js';
+import { countAttempt, countLostAttempts } from './attempt-metrics.js';
 import { deliveryHeaders } from './signer.js';
 
 export interface WorkerLog {
@@ -167,7 +167,7 @@ export class DeliveryWorker {
    */
   async sweep(): Promise<string[]> {
     try {
-      await closeLostAttempts(this.db, this.clock.now());
+      countLostAttempts(await closeLostAttempts(this.db, this.clock.now()));
       return await disableFailingWebhooks(this.db, this.clock);
     } catch (error) {
       this.log.error({ err: error }, 'webhook sweep (lost attempts, auto-disable) failed');
@@ -244,7 +244,7 @@ export class DeliveryWorker {
     });
     const lapsed = claimed.filter((delivery) => delivery.leaseLapsed).map((delivery) => delivery.id);
     if (lapsed.length > 0) {
-      await closeLostAttempts(this.db, now, lapsed).catch((error: unknown) =>
+      await closeLostAttempts(this.db, now, lapsed).then(countLostAttempts, (error: unknown) =>
         this.log.warn({ err: error }, 'could not close the attempts of a lost worker; the sweep closes them'),
       );
     }

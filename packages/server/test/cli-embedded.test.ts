@@ -3,6 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresUrl, scratchDatabase } from './support/databases.js';
+import { startFakeLlm, toolResults } from './support/fake-llm.js';
 import { call, childSecretKey, type Env, runCli, runCliJson, startServerProcess, tempDataDir } from './support/processes.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { standardSignatureValid } from './support/webhooks/signatures.js';
@@ -97,7 +98,7 @@ describe('vigil backup and restore of an embedded installation', () => {
 });
 
 describe.runIf(postgresUrl)('vigil migrate-to-postgres', () => {
-  it('refuses while the server runs, then copies everything into an empty database that a server on PostgreSQL serves unchanged', async () => {
+  it('refuses while the server runs, then copies everything into an empty database that a server on PostgreSQL serves unchanged, questions included', async () => {
     const database = await scratchDatabase('vigil_moved');
     const to = database.url;
     const tablesOfTarget = async () => {
@@ -113,7 +114,16 @@ describe.runIf(postgresUrl)('vigil migrate-to-postgres', () => {
     const data = await tempDataDir();
     const elsewhere = await tempDataDir();
     const receiver = await Receiver.start();
-    const webhookEnv = { VIGIL_WEBHOOK_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: testTls().caFile };
+    const fake = await startFakeLlm();
+    const webhookEnv = { VIGIL_WEBHOOK_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: testTls().caFile, AI_BASE_URL: fake.baseUrl, AI_MODEL: 'gpt-test' };
+    /** A question answered from the dataset's table, as the project's read-only role (a role of the database it runs on). */
+    const askTotal = async (url: string, apiKey: string, projectId: string) => {
+      fake.reset();
+      fake.script({ toolCalls: [{ sql: 'SELECT sum(amount)::float8 AS total FROM sales' }] }, { content: 'The total is 19.5.' });
+      const answered = await call(url, 'POST', 'chat', { apiKey, body: { projectId, message: 'What is the total amount?' } });
+      expect(answered.status).toBe(200);
+      return toolResults(fake.requests[1].body);
+    };
     try {
       const env: Env = { VIGIL_DATA_DIR: data.dir };
       const { apiKey } = await runCliJson<{ apiKey: string }>(['org', 'create', '--name', 'Moving', '--plan', 'business'], env);
@@ -132,6 +142,7 @@ describe.runIf(postgresUrl)('vigil migrate-to-postgres', () => {
         datasetId = await uploadCsv(embedded.url, apiKey, projectId, 'day,amount,note\n2026-01-01,12.5,first\n2026-01-02,7,"with, comma"\n2026-01-03,,empty\n');
         await waitFor(() => receiver.received('/moved').length, (count) => count === 3, 'the three alert.created deliveries');
         before = await contents(embedded.url, apiKey, datasetId);
+        expect(await askTotal(embedded.url, apiKey, projectId)).toEqual([{ columns: ['total'], rowCount: 1, truncated: false, rows: [{ total: 19.5 }] }]);
 
         expectRefused(await runCli(['migrate-to-postgres', '--to', to], env), /a Vigil server is using .*; stop it first/);
         expect(await tablesOfTarget()).toBe(0);
@@ -164,10 +175,15 @@ describe.runIf(postgresUrl)('vigil migrate-to-postgres', () => {
           'the delivery of the alert created on PostgreSQL',
         );
         expect(standardSignatureValid(secret, delivery.headers, delivery.body)).toBe(true);
+        // Roles are not copied (PostgreSQL's are the cluster's): the first question on PostgreSQL makes the project's.
+        expect(await askTotal(onPostgresServer.url, apiKey, projectId)).toEqual([{ columns: ['total'], rowCount: 1, truncated: false, rows: [{ total: 19.5 }] }]);
+        // Deleting the project drops that role with it, which the scratch database's drop would not.
+        expect((await call(onPostgresServer.url, 'DELETE', `projects/${projectId}`, { apiKey })).status).toBe(204);
       } finally {
         expect((await onPostgresServer.stop()).code).toBe(0);
       }
     } finally {
+      await fake.close();
       await receiver.close();
       await data.remove();
       await elsewhere.remove();

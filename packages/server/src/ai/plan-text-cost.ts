@@ -40,10 +40,10 @@ export interface RelationWidths {
 
 /**
  * Planner units per byte of text a node's expressions read. Measured on PGlite (2 cores): about
- * 20 µs per unit of a plain scan and aggregate, and 2–14 ns per byte for md5, regular expressions,
- * lower() over long cells and to_char() with a long format.
+ * 20 µs per unit of a plain scan and aggregate, and 2–25 ns per byte for md5, plain regular
+ * expressions, lower() over long cells, to_char() with a long format and a cast to jsonb.
  */
-export const costPerTextByte = 0.0007;
+export const costPerTextByte = 0.001;
 
 /**
  * Planner units per byte a regular expression reads, from the first byte: 5 ns a byte for a plain

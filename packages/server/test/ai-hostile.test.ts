@@ -190,7 +190,7 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     const readers = t.app.services.chat.readers;
     await readers.ensure(org.orgId, projectId, [{ id: uploaded.body.data.id, table: 'notes' }]);
     const tables = new Set(['notes']);
-    const overBudget = /^Refused: this statement is estimated at \d+ cost units \(\d+ of them for the long texts it reads\), over the 250000 this question has left on the embedded database; filter on short columns first, and read long texts only in the final rows\.$/;
+    const overBudget = /^Refused: this statement is estimated at \d+ cost units \(\d+ of them for the long values it reads\), over the 250000 this question has left on the embedded database; filter on short columns first, and read long values only in the final rows\.$/;
 
     for (const runaway of [
       'SELECT count(*) FROM notes a, notes b WHERE regexp_like(a.body, b.title)',
@@ -223,7 +223,7 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     const longFormat = `SELECT count(*) FROM counts WHERE to_char(n, '${'FM9999 '.repeat(2_500)}') <> ''`;
     expect(await runModelSql(readers, projectId, tables, longFormat)).toEqual({
       ok: false,
-      error: expect.stringMatching(/^Refused: this statement is estimated at \d+ cost units \(\d+ of them for the long texts it reads\)/),
+      error: expect.stringMatching(/^Refused: this statement is estimated at \d+ cost units \(\d+ of them for the long values it reads\)/),
     });
     const listed = `SELECT count(*)::int AS n FROM counts WHERE n IN (${Array.from({ length: 2_000 }, (_, index) => index * 7).join(', ')})`;
     expect(await runModelSql(readers, projectId, tables, listed)).toMatchObject({ ok: true, rows: [{ n: 2_000 }] });
@@ -240,7 +240,7 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     const readers = t.app.services.chat.readers;
     await readers.ensure(org.orgId, projectId, [{ id: uploaded.body.data.id, table: 'huge' }]);
     const tables = new Set(['huge']);
-    const overBudget = /^Refused: this statement is estimated at \d+ cost units \(\d+ of them for the long texts it reads\), over the 250000 /;
+    const overBudget = /^Refused: this statement is estimated at \d+ cost units \(\d+ of them for the long values it reads\), over the 250000 /;
 
     for (const runaway of [
       'SELECT sum(a.big * b.big) FROM huge a, huge b',

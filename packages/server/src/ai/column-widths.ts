@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Queryable } from '../db/connect.js';
 import { type Clock, systemClock } from '../platform/clock.js';
 import { projectSchemaName } from '../platform/project-schema.js';
-import { type ColumnWidth, type PlanNode, type RelationWidths, nodesOf } from './plan-text-cost.js';
+import { type ColumnWidth, type PlanNode, type RelationWidths, nodesOf } from './long-values-cost.js';
 
 interface Attribute {
   oid: number;
@@ -19,7 +19,7 @@ const viewMeasurementMs = 60_000;
 
 /**
  * The measured widths of the relations a project's statements read, for the embedded database's
- * estimate of what their texts cost (plan-text-cost.ts). A dataset's table never changes once
+ * estimate of what their long values cost (long-values-cost.ts). A dataset's table never changes once
  * ready (a replacement is a new table), so its measurement is kept for the table's life; the
  * alerts view is measured again after a minute.
  */

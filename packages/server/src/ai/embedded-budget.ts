@@ -17,10 +17,10 @@ export const embeddedQuestionMs = 3_000;
 
 export class OverBudget extends Error {}
 
-/** A statement's estimate: the planner's own, and what it leaves out for the long texts the statement reads (plan-text-cost.ts). */
+/** A statement's estimate: the planner's own, and what it leaves out for the long values the statement reads (long-values-cost.ts). */
 export interface StatementCost {
   planner: number;
-  texts: number;
+  longValues: number;
 }
 
 /** What one question (or one dashboard widget) may still spend on the embedded database. */
@@ -32,7 +32,7 @@ export class EmbeddedBudget {
 
   /** Runs `work` when a statement of estimated `estimate` fits what is left; else throws OverBudget, having run nothing. */
   async spend<T>(estimate: StatementCost, work: () => Promise<T>): Promise<T> {
-    const cost = estimate.planner + estimate.texts;
+    const cost = estimate.planner + estimate.longValues;
     if (this.ms >= embeddedQuestionMs) {
       throw new OverBudget(
         `Refused: this question's statements already took ${this.ms} ms of the embedded database, the most one question may; answer with what you have.`,
@@ -40,10 +40,10 @@ export class EmbeddedBudget {
     }
     const allowed = Math.min(embeddedStatementCost, embeddedQuestionCost - this.cost);
     if (cost > allowed) {
-      const texts = estimate.texts >= 1 ? ` (${Math.round(estimate.texts)} of them for the long texts it reads)` : '';
-      const advice = estimate.texts > estimate.planner ? 'filter on short columns first, and read long texts only in the final rows' : 'filter or aggregate before joining';
+      const longValues = estimate.longValues >= 1 ? ` (${Math.round(estimate.longValues)} of them for the long values it reads)` : '';
+      const advice = estimate.longValues > estimate.planner ? 'filter on short columns first, and read long values only in the final rows' : 'filter or aggregate before joining';
       throw new OverBudget(
-        `Refused: this statement is estimated at ${Math.round(cost)} cost units${texts}, over the ${Math.round(allowed)} ` +
+        `Refused: this statement is estimated at ${Math.round(cost)} cost units${longValues}, over the ${Math.round(allowed)} ` +
           `this question has left on the embedded database; ${advice}.`,
       );
     }

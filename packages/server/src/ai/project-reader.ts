@@ -4,7 +4,7 @@ import type { Db, Queryable } from '../db/connect.js';
 import { projectSchemaName } from '../platform/project-schema.js';
 import { ConcurrencyLimit } from '../platform/concurrency-limit.js';
 import { ColumnWidths } from './column-widths.js';
-import type { PlanNode, RelationWidths } from './plan-text-cost.js';
+import type { PlanNode, RelationWidths } from './long-values-cost.js';
 
 /** The alert columns offered to the model, in the REST field order (snake_case, as SQL writes them). */
 export const alertViewColumns = [

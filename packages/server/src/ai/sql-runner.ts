@@ -2,7 +2,7 @@ import type { Queryable } from '../db/connect.js';
 import { systemClock } from '../platform/clock.js';
 import { NoTurnInTime } from '../platform/concurrency-limit.js';
 import { EmbeddedBudget, OverBudget } from './embedded-budget.js';
-import { type PlanNode, textCost } from './plan-text-cost.js';
+import { type PlanNode, longValuesCost } from './long-values-cost.js';
 import type { ProjectReaders } from './project-reader.js';
 import { guardSql } from './sql-guard.js';
 
@@ -105,8 +105,8 @@ export async function runModelSql(
         throw new TooManyColumns(`Refused: the statement returns ${columns} columns; at most ${maxResultColumns} are allowed, name the ones needed.`);
       }
       if (readers.interruptible) return read();
-      const texts = textCost(plan, await readers.widthsOf(tx, projectId, plan));
-      return budget.spend({ planner: plan['Total Cost'], texts }, read);
+      const longValues = longValuesCost(plan, await readers.widthsOf(tx, projectId, plan));
+      return budget.spend({ planner: plan['Total Cost'], longValues }, read);
     });
     return { ok: true, statement: guarded.statement, columns: Object.keys(rows[0] ?? {}), rows, truncated };
   } catch (error) {

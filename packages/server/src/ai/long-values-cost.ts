@@ -190,7 +190,7 @@ function limitFraction(limit: PlanNode, child: PlanNode): number {
  * The extra cost, in planner units, of the long values and literals the plan's expressions read.
  * `widthsOf` gives the widths of the table a scan node reads (undefined for other nodes).
  */
-export function textCost(root: PlanNode, widthsOf: (node: PlanNode) => RelationWidths | undefined): number {
+export function longValuesCost(root: PlanNode, widthsOf: (node: PlanNode) => RelationWidths | undefined): number {
   const widths = new ReferenceWidths(root, widthsOf);
   let cost = 0;
   /** `loops`: how often the node runs; `once`: how often it would run if nothing above rescanned it. */

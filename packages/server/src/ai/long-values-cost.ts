@@ -82,12 +82,13 @@ const keepsRows = new Set(['Materialize', 'Hash', 'Sort']);
 const identifier = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
 /** `alias.column`, `alias."Column"` or `alias.*`, not followed by `(` (a schema-qualified function). */
 const reference = new RegExp(String.raw`(${identifier})\.(${identifier}|\*)(?!\s*\()`, 'g');
-const literal = /'(?:[^']|'')*'/g;
+const quoted = String.raw`'((?:[^']|'')*)'`;
+const literal = new RegExp(quoted, 'g');
 /**
- * A literal and what follows it: a long one (a format, a pattern) is read at every evaluation too,
- * except a list of values (`x IN (…)` is `x = ANY ('{…}'::text[])`), which PostgreSQL hashes once.
+ * A literal that is read at every evaluation, as a long one (a format, a pattern) is; not a list
+ * of values (`x IN (…)` is `x = ANY ('{…}'::text[])`), which PostgreSQL hashes once.
  */
-const literalUse = /'((?:[^']|'')*)'(?!::[\w ."]+\[\])/g;
+const literalUse = new RegExp(String.raw`${quoted}(?!::[\w ."]+\[\])`, 'g');
 const bareReference = new RegExp(String.raw`^\(*${identifier}\.${identifier}\)*$`);
 
 const unquote = (name: string) => (name.startsWith('"') ? name.slice(1, -1).replaceAll('""', '"') : name);

@@ -208,7 +208,7 @@ class TreeCheck {
 
   private type(typeName: unknown): void {
     if (!isNode(typeName)) return;
-    const name = withoutCatalogSchema(nameParts(typeName.names), 'type').toLowerCase();
+    const name = typeNameOf(typeName);
     if (!allowedTypes.has(name)) throw new Refusal(`Casting to ${name} is not allowed.`);
     const [first] = Array.isArray(typeName.typmods) ? typeName.typmods : [];
     const width = isNode(first) && isNode(first.A_Const) && isNode(first.A_Const.ival) ? Number(first.A_Const.ival.ival ?? 0) : 0;
@@ -216,8 +216,10 @@ class TreeCheck {
   }
 }
 
-const isFloatCast = (node: Node): boolean =>
-  isNode(node.TypeCast) && isNode(node.TypeCast.typeName) && floatTypes.has(withoutCatalogSchema(nameParts(node.TypeCast.typeName.names), 'type').toLowerCase());
+/** A cast's type, as the allow-lists name it. */
+const typeNameOf = (typeName: Node): string => withoutCatalogSchema(nameParts(typeName.names), 'type').toLowerCase();
+
+const isFloatCast = (node: Node): boolean => isNode(node.TypeCast) && isNode(node.TypeCast.typeName) && floatTypes.has(typeNameOf(node.TypeCast.typeName));
 
 /** Functions that return double precision when one of their arguments is. */
 const keepingDoublePrecision = new Set([...floatOnlyFunctions, 'abs', 'avg', 'sum', 'min', 'max']);

@@ -230,6 +230,46 @@ describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
     expect(await runModelSql(readers, projectId, tables, "SELECT to_char(max(n), 'FM999G999') AS top FROM counts")).toMatchObject({ ok: true, rows: [{ top: '99,999' }] });
   });
 
+  it.runIf(kind === 'pglite')('counts what searching a pattern in a text costs, the long row among short ones included', async () => {
+    // One 150 KB text and a 75 KB pattern that matches it but for one byte, among 200 short rows:
+    // searching one in the other compares every pair of bytes (strpos 7 s, LIKE 14 s), which the
+    // planner estimates like any call, and an average width hides among the short rows.
+    const long = 'a'.repeat(150_000);
+    const csv = [
+      'title,body',
+      `hay,${long}`,
+      `first,b${long.slice(0, 74_999)}`,
+      `last,${long.slice(0, 74_999)}b`,
+      ...Array.from({ length: 200 }, (_, index) => `n${index},short note ${index}`),
+    ].join('\n');
+    const uploaded = await upload(t, org.apiKey, projectId, csv, { query: { name: 'texts' } });
+    expect(uploaded.body.data).toMatchObject({ status: 'ready', rowCount: 203, tableName: 'texts' });
+    const readers = t.app.services.chat.readers;
+    await readers.ensure(org.orgId, projectId, [{ id: uploaded.body.data.id, table: 'texts' }]);
+    const tables = new Set(['texts']);
+    const overBudget = /^Refused: this statement is estimated at \d+ cost units \(\d+ of them for the long values it reads\), over the 250000 /;
+
+    const pair = "FROM texts a, texts b WHERE a.title = 'hay' AND b.title = 'first'";
+    for (const runaway of [
+      `SELECT strpos(a.body, b.body) ${pair}`,
+      `SELECT position(b.body IN a.body) ${pair}`,
+      `SELECT split_part(a.body, b.body, 2) = '' ${pair}`,
+      `SELECT length(btrim(a.body, b.body)) ${pair}`,
+      "SELECT a.body LIKE '%' || b.body || '%' FROM texts a, texts b WHERE a.title = 'hay' AND b.title = 'last'",
+      "SELECT regexp_like(a.body, b.body) FROM texts a, texts b WHERE a.title = 'hay' AND b.title = 'last'",
+    ]) {
+      expect(await runModelSql(readers, projectId, tables, runaway)).toEqual({ ok: false, error: expect.stringMatching(overBudget) });
+    }
+
+    const searches: [string, unknown[]][] = [
+      ["SELECT count(*)::int AS n FROM texts WHERE body LIKE '%note 19%'", [{ n: 11 }]],
+      ["SELECT count(*)::int AS n FROM texts WHERE strpos(body, 'ab') > 0", [{ n: 1 }]],
+      ["SELECT count(*)::int AS n FROM texts WHERE body ~ 'note 1[0-9]$'", [{ n: 10 }]],
+      ["SELECT count(*)::int AS n FROM texts a, texts b WHERE a.title LIKE b.title || '%' AND a.title <> b.title", [{ n: 290 }]],
+    ];
+    for (const [sql, rows] of searches) expect(await runModelSql(readers, projectId, tables, sql)).toMatchObject({ ok: true, rows });
+  });
+
   it.runIf(kind === 'pglite')('counts what multiplying long numbers costs, and has ln, sqrt and power compute in double precision', async () => {
     // 40 uploaded numbers of 16 000 digits: multiplying every pair takes about 3 ms a pair (5 s in all).
     const digits = (index: number) => `${'1234567890'.repeat(1_600)}${index}`;

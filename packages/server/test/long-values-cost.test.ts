@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type PlanNode, type RelationWidths, costPerRegexByte, costPerTextByte, longValuesCost } from '../src/ai/long-values-cost.js';
+import { type PlanNode, type RelationWidths, costPerRegexByte, costPerSearchPair, costPerTextByte, longValuesCost } from '../src/ai/long-values-cost.js';
 
 /** Plans as EXPLAIN (VERBOSE, FORMAT JSON) prints them, cut to the fields the estimate reads. */
 const node = (type: string, rows: number, fields: Partial<PlanNode> = {}, plans: PlanNode[] = []): PlanNode => ({
@@ -18,9 +18,9 @@ const inner = (plan: PlanNode): PlanNode => ({ ...plan, 'Parent Relationship': '
 const notes: RelationWidths = {
   rows: 1_000,
   columns: new Map([
-    ['body', { bytes: 100_064, numeric: false }],
-    ['title', { bytes: 20, numeric: false }],
-    ['code', { bytes: 32, numeric: false }],
+    ['body', { bytes: 100_064, longest: 100_064, numeric: false }],
+    ['title', { bytes: 20, longest: 20, numeric: false }],
+    ['code', { bytes: 32, longest: 32, numeric: false }],
   ]),
 };
 const widthsOf = (plan: PlanNode) => (plan['Relation Name'] === 'notes' ? notes : undefined);
@@ -56,13 +56,13 @@ describe('the estimate of what reading long values costs', () => {
     expect(longValuesCost(renamed, widthsOf)).toBeCloseTo(1_000 * 100_000 * costPerTextByte);
   });
 
-  it('charges a regular expression from its first byte, LIKE only beyond a plain value', () => {
-    const wide: RelationWidths = { rows: 1_000_000, columns: new Map([['code', { bytes: 32, numeric: false }]]) };
+  it('charges a regular expression from its first byte, LIKE by the pairs of bytes it compares', () => {
+    const wide: RelationWidths = { rows: 1_000_000, columns: new Map([['code', { bytes: 32, longest: 32, numeric: false }]]) };
     const codes = (filter: string) => longValuesCost(scan('n', 1_000_000, { Filter: filter }), () => wide);
     expect(codes("(n.code ~ '(a|b)*a(a|b){12}$'::text)")).toBeCloseTo(1_000_000 * 32 * costPerRegexByte);
     expect(codes("(n.code !~* 'x'::text)")).toBeCloseTo(1_000_000 * 32 * costPerRegexByte);
-    expect(codes("(n.code ~~ '%a%'::text)")).toBe(0);
-    expect(codes("(n.code !~~* '%a%'::text)")).toBe(0);
+    expect(codes("(n.code ~~ '%a%'::text)")).toBeCloseTo(1_000_000 * 32 * 3 * costPerSearchPair);
+    expect(codes("(n.code !~~* '%a%'::text)")).toBeCloseTo(1_000_000 * 32 * 3 * costPerSearchPair);
   });
 
   it('charges a long literal read at every row, but not a list of values', () => {
@@ -70,5 +70,46 @@ describe('the estimate of what reading long values costs', () => {
     expect(longValuesCost(scan('n', 1_000, { Filter: `(to_char(n.code, '${format}'::text) <> ''::text)` }), widthsOf)).toBeCloseTo(1_000 * (format.length - 64) * costPerTextByte);
     const list = `{${Array.from({ length: 2_000 }, (_, index) => `code${index}`).join(',')}}`;
     expect(longValuesCost(scan('n', 1_000, { Filter: `(n.code = ANY ('${list}'::text[]))` }), widthsOf)).toBe(0);
+  });
+
+  it('charges a pattern search the bytes of its text times those of its pattern, whatever the function or operator', () => {
+    const scanned = (filter: string) => longValuesCost(scan('n', 1_000, { Filter: filter }), widthsOf);
+    const perRow = (pairs: number) => 1_000 * (pairs * costPerSearchPair + (100_064 - 64) * costPerTextByte);
+    expect(scanned('(strpos(n.body, n.title) > 0)')).toBeCloseTo(perRow(100_064 * 20));
+    expect(scanned('(POSITION((n.title) IN (n.body)) > 0)')).toBeCloseTo(perRow(100_064 * 20));
+    expect(scanned("(split_part(n.body, n.code, 2) = ''::text)")).toBeCloseTo(perRow(100_064 * 32));
+    expect(scanned("(n.body ~~* (('%'::text || n.title) || '%'::text))")).toBeCloseTo(perRow(100_064 * 22));
+    expect(scanned("(btrim(n.body, 'xy, z'::text) = ''::text)")).toBeCloseTo(perRow(100_064 * 5));
+    // Parentheses and commas inside a literal are not the call's own.
+    expect(scanned("(strpos(n.body, '(,)'::text) > 0)")).toBeCloseTo(perRow(100_064 * 3));
+    // A regular expression's pattern is charged by the pair beyond what its per-byte charge stands for.
+    const pattern = 'a'.repeat(1_000);
+    expect(scanned(`(n.title ~ '${pattern}'::text)`)).toBeCloseTo(
+      1_000 * (20 * costPerRegexByte + (1_000 - 64) * costPerTextByte + 20 * (1_000 - costPerRegexByte / costPerSearchPair) * costPerSearchPair),
+    );
+  });
+
+  it("reads a value above its own scan as one of the longest the scan's filter may have kept", () => {
+    const skewed: RelationWidths = {
+      rows: 1_000,
+      columns: new Map([
+        ['body', { bytes: 1_000, longest: 150_000, numeric: false }],
+        ['title', { bytes: 10, longest: 10, numeric: false }],
+      ]),
+    };
+    const picked = (rows: number) =>
+      longValuesCost(
+        node('Nested Loop', rows * rows, { Output: ['strpos(a.body, b.body)'] }, [
+          scan('a', rows, { Filter: "(a.title = 'x'::text)" }),
+          inner(scan('b', rows, { Filter: "(b.title = 'y'::text)" })),
+        ]),
+        () => skewed,
+      );
+    // One row each side: it may be the longest.
+    expect(picked(1)).toBeCloseTo(150_000 * 150_000 * costPerSearchPair + 2 * (150_000 - 64) * costPerTextByte);
+    // Every row: no more than the average, since all of them are read.
+    expect(picked(1_000)).toBeCloseTo(1_000_000 * (1_000 * 1_000 * costPerSearchPair + 2 * (1_000 - 64) * costPerTextByte));
+    // At its own scan a filter reads every row, so the average.
+    expect(longValuesCost(scan('a', 1, { Filter: "(lower(a.body) = 'x'::text)" }), () => skewed)).toBeCloseTo(1_000 * (1_000 - 64) * costPerTextByte);
   });
 });

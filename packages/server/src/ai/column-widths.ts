@@ -70,9 +70,10 @@ export class ColumnWidths {
 }
 
 /**
- * Counts the rows and averages each variable-width column's bytes in one pass. octet_length reads
- * a text's length from its header without decompressing it; a numeric is measured by its digits
- * written out (its stored size may be compressed), other types by their stored size.
+ * Counts the rows and measures each variable-width column's average and longest bytes in one
+ * pass. octet_length reads a text's length from its header without decompressing it; a numeric is
+ * measured by its digits written out (its stored size may be compressed), other types by their
+ * stored size.
  */
 async function measureRelation(tx: Queryable, relation: string, attributes: Attribute[]): Promise<RelationWidths> {
   const variable = attributes.filter((attribute) => attribute.length < 0);
@@ -81,11 +82,19 @@ async function measureRelation(tx: Queryable, relation: string, attributes: Attr
     if (attribute.text) return `octet_length(${column})`;
     return attribute.numeric ? `length(${column}::text)` : `pg_column_size(${column})`;
   };
-  const averages = variable.map((attribute, index) => `coalesce(avg(${measure(attribute)}), 0)::float8 AS c${index}`);
-  const [measured] = await tx.query<Record<string, number>>(`SELECT ${['count(*)::float8 AS rows', ...averages].join(', ')} FROM ${relation}`);
+  const measures = variable.flatMap((attribute, index) => [
+    `coalesce(avg(${measure(attribute)}), 0)::float8 AS avg${index}`,
+    `coalesce(max(${measure(attribute)}), 0)::float8 AS max${index}`,
+  ]);
+  const [measured] = await tx.query<Record<string, number>>(`SELECT ${['count(*)::float8 AS rows', ...measures].join(', ')} FROM ${relation}`);
   const columns = new Map<string, ColumnWidth>(
-    attributes.map((attribute) => [attribute.name, { bytes: attribute.length >= 0 ? attribute.length : 0, numeric: attribute.numeric }]),
+    attributes.map((attribute) => {
+      const bytes = attribute.length >= 0 ? attribute.length : 0;
+      return [attribute.name, { bytes, longest: bytes, numeric: attribute.numeric }];
+    }),
   );
-  variable.forEach((attribute, index) => columns.set(attribute.name, { bytes: measured[`c${index}`], numeric: attribute.numeric }));
+  variable.forEach((attribute, index) =>
+    columns.set(attribute.name, { bytes: measured[`avg${index}`], longest: measured[`max${index}`], numeric: attribute.numeric }),
+  );
   return { rows: measured.rows, columns };
 }

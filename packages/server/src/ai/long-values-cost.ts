@@ -1,11 +1,13 @@
+import { patternSearchPairs } from './pattern-search-pairs.js';
+
 /**
  * What the planner leaves out of a statement's cost on the embedded database: it charges every
  * function call the same whatever the length of the values it reads, so a regular expression over
  * every pair of 150 KB cells is estimated like one over short names (a few hundred units; it ran
  * 4 s), and a multiplication of 16 000-digit numbers like one of prices. This walks the plan as
  * EXPLAIN (VERBOSE) prints it and charges, at each node, what its expressions read times how
- * often the node evaluates them, in the planner's own units: the bytes of long values, and the
- * square of a long numeric's digits.
+ * often the node evaluates them, in the planner's own units: the bytes of long values, the pairs
+ * of bytes a pattern search compares, and the square of a long numeric's digits.
  */
 
 /** One node of EXPLAIN (VERBOSE, FORMAT JSON). */
@@ -26,9 +28,10 @@ export interface PlanNode {
   [field: string]: unknown;
 }
 
-/** A column's average bytes (as stored before compression; a numeric's digits), and whether it is a numeric. */
+/** A column's average and longest bytes (as stored before compression; a numeric's digits), and whether it is a numeric. */
 export interface ColumnWidth {
   bytes: number;
+  longest: number;
   numeric: boolean;
 }
 
@@ -59,6 +62,16 @@ const regexMatch = /(?<![~!])!?~\*?(?!~)|\bregexp_(?:like|count)\(/;
  * is the product of its operands' lengths): two 16 000-digit numbers multiplied took 3 ms.
  */
 export const costPerDigitPair = 6e-7;
+
+/**
+ * Planner units per pair of bytes a pattern search compares (pattern-search-pairs.ts): 0.6 ns for
+ * strpos, 1.3 for LIKE, 2.9 for a regular expression, measured with patterns that match but for
+ * their last byte.
+ */
+export const costPerSearchPair = 1.5e-4;
+
+/** The bytes of a regular expression's pattern its per-byte charge (costPerRegexByte) already stands for. */
+const regexPatternBytesCharged = costPerRegexByte / costPerSearchPair;
 
 /** Bytes (or digits) per value the planner's per-call charge already stands for: shorter values cost nothing extra. */
 const plainValueBytes = 64;
@@ -107,13 +120,19 @@ export function* nodesOf(node: PlanNode): Generator<PlanNode> {
 }
 
 /**
- * The bytes a reference reads. A base table's alias resolves to its column; any other alias (a
- * subquery, a CTE, a view) to the widest column of that name among the tables read beneath it, or
- * the widest of them all when the subquery renamed it.
+ * The bytes a value of a reference reads, at the node whose expressions read it. A base table's
+ * alias resolves to its column; any other alias (a subquery, a CTE, a view) to the widest column
+ * of that name among the tables read beneath it, or the widest of them all when the subquery
+ * renamed it.
+ *
+ * At its own scan a reference reads every row of the table, so a value is the column's average.
+ * Above it, the rows are those the scan kept, and a filter can keep the few longest values: a
+ * value there is the average of the longest rows the scan may have kept, no more than the
+ * column's longest, and no more than all its bytes over the rows kept.
  */
 class ReferenceWidths {
-  private readonly byAlias = new Map<string, RelationWidths>();
-  private readonly beneath = new Map<string, RelationWidths[]>();
+  private readonly byAlias = new Map<string, { scan: PlanNode; widths: RelationWidths }>();
+  private readonly beneath = new Map<string, { node: PlanNode; relations: RelationWidths[] }>();
   private readonly everything: RelationWidths[];
 
   constructor(root: PlanNode, widthsOf: (node: PlanNode) => RelationWidths | undefined) {
@@ -137,22 +156,35 @@ class ReferenceWidths {
     for (const node of nodesOf(root)) {
       if (node.Alias === undefined) continue;
       const widths = widthsOf(node);
-      if (widths) this.byAlias.set(node.Alias, widths);
-      else this.beneath.set(node.Alias, relationsUnder(node));
+      if (widths) this.byAlias.set(node.Alias, { scan: node, widths });
+      else this.beneath.set(node.Alias, { node, relations: relationsUnder(node) });
     }
     this.everything = relationsUnder(root);
   }
 
-  /** The reference's bytes, and its digits when it is a numeric. */
-  of(alias: string, column: string): { bytes: number; digits: number } {
+  /** The bytes of one value of the reference read at `at`, and its digits when it is a numeric. */
+  of(alias: string, column: string, at: PlanNode): { bytes: number; digits: number } {
     const table = this.byAlias.get(alias);
-    const candidates = table ? [table] : (this.beneath.get(alias) ?? this.everything);
-    if (column === '*') return { bytes: Math.max(0, ...candidates.map((each) => sum([...each.columns.values()].map((width) => width.bytes)))), digits: 0 };
-    const named = candidates.flatMap((each) => each.columns.get(column) ?? []);
-    const widths = named.length > 0 || table ? named : candidates.flatMap((each) => [...each.columns.values()]);
+    const under = this.beneath.get(alias);
+    const candidates = table ? [table.widths] : (under?.relations ?? this.everything);
+    const kept = table ? (at === table.scan ? table.widths.rows : table.scan['Plan Rows']) : (under?.node['Plan Rows'] ?? 1);
+    const valueOf = (relation: RelationWidths, width: ColumnWidth) => ({
+      bytes: Math.max(width.bytes, Math.min(width.longest, (width.bytes * relation.rows) / Math.max(1, kept))),
+      numeric: width.numeric,
+    });
+    const named = candidates.flatMap((relation) => {
+      const width = relation.columns.get(column);
+      return width ? [valueOf(relation, width)] : [];
+    });
+    const values =
+      column === '*'
+        ? candidates.map((relation) => ({ bytes: sum([...relation.columns.values()].map((width) => valueOf(relation, width).bytes)), numeric: false }))
+        : named.length > 0 || table
+          ? named
+          : candidates.flatMap((relation) => [...relation.columns.values()].map((width) => valueOf(relation, width)));
     return {
-      bytes: Math.max(0, ...widths.map((width) => width.bytes)),
-      digits: Math.max(0, ...widths.filter((width) => width.numeric).map((width) => width.bytes)),
+      bytes: Math.max(0, ...values.map((value) => value.bytes)),
+      digits: Math.max(0, ...values.filter((value) => value.numeric).map((value) => value.bytes)),
     };
   }
 }
@@ -162,16 +194,24 @@ const sum = (values: number[]) => values.reduce((total, value) => total + value,
 /** A reference read as a numeric (`(t.amount)::numeric`): a text of digits is about one digit per byte. */
 const castToNumeric = /^\)?::numeric/;
 
-/** What reading the references and literals in `texts` costs beyond what the planner charged, once each. */
-function extraCost(texts: string[], widths: ReferenceWidths): number {
+/** What reading the references and literals in `texts` at `node` costs beyond what the planner charged, once each. */
+function extraCost(texts: string[], widths: ReferenceWidths, node: PlanNode): number {
+  const referenceBytes = (alias: string, column: string) => widths.of(unquote(alias), column === '*' ? '*' : unquote(column), node);
+  /** An operand's bytes: its references' and its literals' (masked, so their length is their bytes). */
+  const operandBytes = (operand: string) =>
+    sum([...operand.matchAll(literal)].map(([, content]) => content.length)) +
+    sum([...operand.replace(literal, "''").matchAll(reference)].map(([, alias, column]) => referenceBytes(alias, column).bytes));
+  const searchPairs = (searched: string, pattern: string, regex: boolean) =>
+    operandBytes(searched) * Math.max(0, operandBytes(pattern) - (regex ? regexPatternBytesCharged : 0));
   let cost = 0;
   for (const text of texts) {
+    cost += patternSearchPairs(text, searchPairs) * costPerSearchPair;
     for (const [, value] of text.matchAll(literalUse)) cost += Math.max(0, Buffer.byteLength(value) - plainValueBytes) * costPerTextByte;
     const plain = text.replace(literal, "''");
     const byRegex = regexMatch.test(plain);
     for (const match of plain.matchAll(reference)) {
       const [whole, alias, column] = match;
-      const { bytes, digits } = widths.of(unquote(alias), column === '*' ? '*' : unquote(column));
+      const { bytes, digits } = referenceBytes(alias, column);
       const numericDigits = Math.max(digits, castToNumeric.test(plain.slice(match.index + whole.length)) ? bytes : 0);
       const read = byRegex ? bytes * costPerRegexByte : Math.max(0, bytes - plainValueBytes) * costPerTextByte;
       cost += read + Math.max(0, numericDigits - plainValueBytes) ** 2 * costPerDigitPair;
@@ -207,7 +247,7 @@ export function longValuesCost(root: PlanNode, widthsOf: (node: PlanNode) => Rel
         : Math.max(rows, type === 'Seq Scan' ? (widthsOf(node)?.rows ?? 0) : 0, sum(inputs.map((child) => child['Plan Rows'])));
     const texts = strings(expressionFields.map((field) => node[field]));
     if (!passThrough.has(type)) texts.push(...(node.Output ?? []).filter((output) => !bareReference.test(output)));
-    cost += loops * fraction * evaluations * extraCost(texts, widths);
+    cost += loops * fraction * evaluations * extraCost(texts, widths, node);
 
     const below = readsAllInput(node) ? 1 : fraction;
     const inputLoops = keepsRows.has(type) ? once : loops;

@@ -109,7 +109,9 @@ describe('the estimate of what reading long values costs', () => {
     expect(picked(1)).toBeCloseTo(150_000 * 150_000 * costPerSearchPair + 2 * (150_000 - 64) * costPerTextByte);
     // Every row: no more than the average, since all of them are read.
     expect(picked(1_000)).toBeCloseTo(1_000_000 * (1_000 * 1_000 * costPerSearchPair + 2 * (1_000 - 64) * costPerTextByte));
-    // At its own scan a filter reads every row, so the average.
+    // At its own sequential scan a filter reads every row, so the average; an index may find the longest.
     expect(longValuesCost(scan('a', 1, { Filter: "(lower(a.body) = 'x'::text)" }), () => skewed)).toBeCloseTo(1_000 * (1_000 - 64) * costPerTextByte);
+    const found = node('Index Scan', 1, { 'Relation Name': 'notes', Schema: 'data_x', Alias: 'a', 'Index Cond': '(a._row_id = 5)', Filter: "(lower(a.body) = 'x'::text)" });
+    expect(longValuesCost(found, () => skewed)).toBeCloseTo((150_000 - 64) * costPerTextByte);
   });
 });

@@ -125,10 +125,11 @@ export function* nodesOf(node: PlanNode): Generator<PlanNode> {
  * of that name among the tables read beneath it, or the widest of them all when the subquery
  * renamed it.
  *
- * At its own scan a reference reads every row of the table, so a value is the column's average.
- * Above it, the rows are those the scan kept, and a filter can keep the few longest values: a
- * value there is the average of the longest rows the scan may have kept, no more than the
- * column's longest, and no more than all its bytes over the rows kept.
+ * At its own sequential scan a reference reads every row of the table, so a value is the
+ * column's average. Above its scan, or at an index scan, the rows are those the scan kept, and a
+ * filter or an index can pick out the few longest values: a value there is the average of the
+ * longest rows the scan may have kept, no more than the column's longest, and no more than all its
+ * bytes over the rows kept.
  */
 class ReferenceWidths {
   private readonly byAlias = new Map<string, { scan: PlanNode; widths: RelationWidths }>();
@@ -167,7 +168,8 @@ class ReferenceWidths {
     const table = this.byAlias.get(alias);
     const under = this.beneath.get(alias);
     const candidates = table ? [table.widths] : (under?.relations ?? this.everything);
-    const kept = table ? (at === table.scan ? table.widths.rows : table.scan['Plan Rows']) : (under?.node['Plan Rows'] ?? 1);
+    const readsEveryRow = at === table?.scan && at['Node Type'] === 'Seq Scan';
+    const kept = table ? (readsEveryRow ? table.widths.rows : table.scan['Plan Rows']) : (under?.node['Plan Rows'] ?? 1);
     const valueOf = (relation: RelationWidths, width: ColumnWidth) => ({
       bytes: Math.max(width.bytes, Math.min(width.longest, (width.bytes * relation.rows) / Math.max(1, kept))),
       numeric: width.numeric,

@@ -1,4 +1,4 @@
-import { patternSearchPairs } from './pattern-search-pairs.js';
+import { patternSearchPairs, quotedLiteral } from './pattern-search-pairs.js';
 
 /**
  * What the planner leaves out of a statement's cost on the embedded database: it charges every
@@ -95,13 +95,12 @@ const keepsRows = new Set(['Materialize', 'Hash', 'Sort']);
 const identifier = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
 /** `alias.column`, `alias."Column"` or `alias.*`, not followed by `(` (a schema-qualified function). */
 const reference = new RegExp(String.raw`(${identifier})\.(${identifier}|\*)(?!\s*\()`, 'g');
-const quoted = String.raw`'((?:[^']|'')*)'`;
-const literal = new RegExp(quoted, 'g');
+const literal = new RegExp(quotedLiteral, 'g');
 /**
  * A literal that is read at every evaluation, as a long one (a format, a pattern) is; not a list
  * of values (`x IN (…)` is `x = ANY ('{…}'::text[])`), which PostgreSQL hashes once.
  */
-const literalUse = new RegExp(String.raw`${quoted}(?!::[\w ."]+\[\])`, 'g');
+const literalUse = new RegExp(String.raw`${quotedLiteral}(?!::[\w ."]+\[\])`, 'g');
 const bareReference = new RegExp(String.raw`^\(*${identifier}\.${identifier}\)*$`);
 
 const unquote = (name: string) => (name.startsWith('"') ? name.slice(1, -1).replaceAll('""', '"') : name);

@@ -16,9 +16,12 @@ const searchFunction = /\b(?:strpos|split_part|regexp_like|regexp_count|btrim|lt
 /** LIKE, ILIKE and regular expression matches as EXPLAIN prints them: `~~`, `~~*`, `~`, `~*` and their `!` negations. */
 const searchOperator = /(?<![~!])!?~~?\*?(?!~)/g;
 
+/** A literal as EXPLAIN prints it, quoted with its quotes doubled; its content is the first group. */
+export const quotedLiteral = String.raw`'((?:[^']|'')*)'`;
+
 /** Literals with their content replaced by as many `x` as it has bytes, so parentheses and commas in them don't count and their length is their bytes. */
 function maskLiterals(text: string): string {
-  return text.replace(/'((?:[^']|'')*)'/g, (_whole, content: string) => `'${'x'.repeat(Buffer.byteLength(content))}'`);
+  return text.replace(new RegExp(quotedLiteral, 'g'), (_whole, content: string) => `'${'x'.repeat(Buffer.byteLength(content))}'`);
 }
 
 /** The index of the parenthesis that closes the group open at `from` (the character after its `(`). */

@@ -1,5 +1,5 @@
 import type { Db, Queryable, Unlisten } from './connect.js';
-import { EmbeddedThread, type RequestWithoutId, StatementStopped } from './embedded-thread.js';
+import { EmbeddedThread, pgliteModules, type RequestWithoutId, StatementStopped } from './embedded-thread.js';
 import type { ListenOptions } from './listener.js';
 import { DatabaseUnavailable } from './unavailable.js';
 
@@ -121,7 +121,7 @@ class EmbeddedCore {
   }
 
   private async open(): Promise<EmbeddedThread> {
-    const thread = new EmbeddedThread(this.directory, {
+    const thread = new EmbeddedThread({ directory: this.directory, modules: await pgliteModules() }, {
       onNotify: (channel, payload) => {
         for (const subscriber of this.channels.get(channel) ?? []) subscriber.onNotify(payload);
       },

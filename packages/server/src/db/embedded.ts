@@ -116,7 +116,8 @@ class EmbeddedCore {
   }
 
   private async current(): Promise<EmbeddedThread> {
-    if (this.closing) throw new DatabaseUnavailable(new Error('the embedded database is closed'));
+    // Used after close() is a fault of the caller's, as a pool used after end() is, not an outage.
+    if (this.closing) throw new Error('The embedded database is closed.');
     return this.opening;
   }
 

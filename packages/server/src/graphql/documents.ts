@@ -62,6 +62,15 @@ function nulPath(value: unknown, path: string): string | undefined {
   return undefined;
 }
 
+/** A syntax error as it is, but the parser's own limits are limits like the others. */
+function unparsable(error: unknown): GraphQLError {
+  // The parser recurses into nested lists and selections: nesting in the thousands overflows its stack.
+  if (error instanceof RangeError) return tooComplex('The query nests too deeply to be read.');
+  const syntax = error as GraphQLError;
+  // graphql-js reports the token limit as a syntax error.
+  return /more th\w+ \d+ tokens/.test(syntax.message) ? tooComplex(`The query has more than ${limits.tokens} tokens.`) : syntax;
+}
+
 const nulMessage = (where: string) => `${where} must not contain the NUL character (\\u0000).`;
 
 function nulInDocument(document: DocumentNode): GraphQLError | undefined {
@@ -141,9 +150,7 @@ export class DocumentCache {
     try {
       known.document = parse(query, { maxTokens: limits.tokens });
     } catch (error) {
-      const syntax = error as GraphQLError;
-      // graphql-js reports the token limit as a syntax error; it is a limit like the others.
-      known.errors = [/more th\w+ \d+ tokens/.test(syntax.message) ? tooComplex(`The query has more than ${limits.tokens} tokens.`) : syntax];
+      known.errors = [unparsable(error)];
       return known;
     }
     let measure;

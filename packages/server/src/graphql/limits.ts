@@ -5,15 +5,20 @@ import {
   getIntrospectionQuery,
   getNamedType,
   getNullableType,
+  type GraphQLField,
   GraphQLError,
   type GraphQLNamedType,
   type GraphQLSchema,
   isInterfaceType,
   isListType,
   isObjectType,
+  isAbstractType,
   Kind,
   parse,
+  SchemaMetaFieldDef,
   type SelectionSetNode,
+  TypeMetaFieldDef,
+  TypeNameMetaFieldDef,
   type ValueNode,
 } from 'graphql';
 
@@ -46,6 +51,9 @@ const fixedListLengths: Record<string, number> = {
   'Dataset.columns': 1_000,
   'Webhook.events': 100,
 };
+
+/** The fields every type has without declaring them. */
+const metaFields: Record<string, GraphQLField<unknown, unknown>> = { __schema: SchemaMetaFieldDef, __type: TypeMetaFieldDef, __typename: TypeNameMetaFieldDef };
 
 /** One selection's measure; every number counts the selection with its fragments expanded. */
 interface Measure {
@@ -169,7 +177,7 @@ export class DocumentMeter {
 
   private field(node: FieldNode, parent: GraphQLNamedType | undefined): Measure {
     const name = node.name.value;
-    const definition = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined;
+    const definition = metaFields[name] ?? (parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined);
     const child = node.selectionSet ? this.selections(node.selectionSet, definition ? getNamedType(definition.type) : undefined) : none;
     const length = definition && isListType(getNullableType(definition.type)) ? this.listLength(node, `${parent!.name}.${name}`) : 1;
     const cost = length * (1 + child.cost + child.introspectionCost);
@@ -218,7 +226,7 @@ function introspectionBounds(schema: GraphQLSchema): Record<string, number> {
     '__Type.fields': most(types.map((type) => fieldsOf(type).length)),
     '__Type.inputFields': most(types.map((type) => fieldsOf(type).length)),
     '__Type.interfaces': most(types.map((type) => ('getInterfaces' in type ? type.getInterfaces().length : 0))),
-    '__Type.possibleTypes': types.length,
+    '__Type.possibleTypes': most(types.filter(isAbstractType).map((type) => schema.getPossibleTypes(type).length)),
     '__Type.enumValues': most(types.map((type) => ('getValues' in type ? type.getValues().length : 0))),
     '__Field.args': most(args),
     '__Directive.args': most(directives.map((directive) => directive.args.length)),

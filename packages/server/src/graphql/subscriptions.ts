@@ -104,7 +104,8 @@ export function subscriptionHandler({ schema, documents, services, auth, secretK
       ctx.extra.counted = key;
       ctx.extra.caller = caller;
       ctx.extra.recheck = setInterval(() => {
-        checkGrant(authorization, auth).catch((error: unknown) => closeFor(error, close));
+        // Only a refusal ends the socket: a database that is away for a moment does not.
+        checkGrant(authorization, auth).catch((error: unknown) => void (error instanceof ApiError && closeCodes[error.code] && closeFor(error, close)));
       }, recheckEveryMs);
       return true;
     },

@@ -56,7 +56,7 @@ function nulPath(value: unknown, path: string): string | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   for (const [key, inner] of Object.entries(value)) {
     if (key.includes('\u0000')) return path;
-    const found = nulPath(inner, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`);
+    const found = nulPath(inner, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
     if (found) return found;
   }
   return undefined;
@@ -104,8 +104,8 @@ export class DocumentCache {
     if (known.errors) return known.errors;
     const operationName = request.operationName ?? undefined;
     const variables = request.variables ?? {};
-    const nulAt = nulPath(variables, '$');
-    if (nulAt) return [invalid(nulMessage(`The variable ${nulAt.slice(1)}`))];
+    const nulAt = nulPath(variables, '');
+    if (nulAt !== undefined) return [invalid(nulMessage(`The variable $${nulAt}`))];
     const operation = getOperationAST(known.document, operationName);
     if (!operation) {
       return [invalid(operationName ? `The document has no operation named "${operationName}".` : 'The document has several operations: name one in operationName.')];

@@ -1,4 +1,5 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
 import { type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
@@ -80,7 +81,7 @@ const callerKey = (caller: Caller) => (caller.kind === 'apiKey' ? caller.keyId :
  */
 export function subscriptionHandler({ schema, documents, services, auth, secretKey, caps, log }: SubscriptionDeps) {
   const socketsPerKey = new Map<string, number>();
-  return makeHandler<Record<string, unknown>, Connection>({
+  const handler = makeHandler<Record<string, unknown>, Connection>({
     schema,
     onConnect: async (ctx) => {
       const { socket, request } = ctx.extra;
@@ -142,4 +143,13 @@ export function subscriptionHandler({ schema, documents, services, auth, secretK
       result.errors ? { ...result, errors: result.errors.map((error) => formatError(error, log)) } : undefined,
     onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error, log)),
   });
+  return function socketHandler(this: FastifyInstance, socket: WebSocket, request: FastifyRequest): void {
+    handler.call(this, socket, request);
+    // graphql-ws writes any socket error to the console as its own bug; a client's message over the
+    // size limit is the client's (ws has closed the socket with 1009), and others are logged here.
+    socket.removeAllListeners('error');
+    socket.on('error', (error: Error & { code?: string }) => {
+      if (error.code !== 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') log.warn({ err: error }, 'graphql-ws socket failed');
+    });
+  };
 }

@@ -112,25 +112,23 @@ export class DocumentMeter {
   }
 
   measure(operationName: string | undefined): DocumentMeasure {
-    let aliases = 0;
+    // Every fragment and operation is measured, used or not: validation reads them all.
     let widest = 0;
-    const operations = [];
+    const operations: Measure[] = [];
     for (const definition of this.document.definitions) {
       if (definition.kind === Kind.FRAGMENT_DEFINITION) widest = Math.max(widest, this.fragment(definition.name.value).nodes);
       if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
-      const root = definition.operation === 'query' ? this.schema.getQueryType() : definition.operation === 'mutation' ? this.schema.getMutationType() : this.schema.getSubscriptionType();
-      const measure = this.selections(definition.selectionSet, root ?? undefined);
+      const measure = this.selections(definition.selectionSet, this.schema.getRootType(definition.operation) ?? undefined);
       widest = Math.max(widest, measure.nodes);
       if (operationName === undefined || definition.name?.value === operationName) operations.push(measure);
     }
-    aliases = this.countAliases();
-    const deepest = operations.reduce((most, each) => (each.cost >= most.cost ? each : most), none);
+    const most = (of: (measure: Measure) => number) => Math.max(0, ...operations.map(of));
     return {
-      aliases,
+      aliases: this.countAliases(),
       nodes: widest,
-      depth: Math.max(0, ...operations.map((each) => each.depth)),
-      cost: deepest.cost,
-      introspectionCost: Math.max(0, ...operations.map((each) => each.introspectionCost)),
+      depth: most((each) => each.depth),
+      cost: most((each) => each.cost),
+      introspectionCost: most((each) => each.introspectionCost),
       readsVariables: this.readsVariables,
     };
   }

@@ -21,6 +21,8 @@ import {
   TypeNameMetaFieldDef,
   type ValueNode,
 } from 'graphql';
+import { maxColumns } from '../data/ingest.js';
+import { eventNames } from '../events/catalog.js';
 
 /** DESIGN §3.7. Checked before anything runs (before validation too); the standard introspection query passes. */
 export const limits = {
@@ -48,8 +50,8 @@ const invalidDocument = (message: string) => new GraphQLError(message, { extensi
  */
 const fixedListLengths: Record<string, number> = {
   'UsageStats.days': 31,
-  'Dataset.columns': 1_000,
-  'Webhook.events': 100,
+  'Dataset.columns': maxColumns,
+  'Webhook.events': eventNames.length + 1,
 };
 
 /** The fields every type has without declaring them. */

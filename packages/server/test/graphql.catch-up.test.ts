@@ -5,6 +5,8 @@ import { childSecretKey, runCliJson, type ServerProcess, startServerProcess } fr
 import { waitFor } from './support/webhooks/wait.js';
 
 const subscribersPerProcess = 25;
+/** Child processes start slowly on a loaded machine: more than the default hook timeout. */
+const startupTimeoutMs = 240_000;
 
 /**
  * A PostgreSQL server of the test's own, restarted while alerts are created at about 20 a second:
@@ -23,7 +25,7 @@ describe.runIf(postgresBinDir)('GraphQL subscriptions across a PostgreSQL restar
     a = await startServerProcess(env);
     b = await startServerProcess({ ...env, VIGIL_ROLE: 'api' });
     ({ apiKey } = await runCliJson<{ apiKey: string }>(['org', 'create', '--name', 'Restarted', '--plan', 'business'], env));
-  });
+   }, startupTimeoutMs);
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await postgres?.remove();

@@ -133,6 +133,8 @@ export async function runGraphqlBench(mode: BenchMode = fullRun): Promise<string
     VIGIL_ROLE: 'api',
     LOG_LEVEL: 'info',
     DATABASE_URL: database.url,
+    // The fan-out's subscribers share one key: one socket each, more than a key may open by default.
+    VIGIL_GRAPHQL_MAX_SOCKETS: String(subscribers),
   };
   const server = await startServer({ name: 'Vigil', script: 'packages/server/src/main.ts', env, logFile: path.join(workDir, 'vigil.log'), readyPath: '/readyz' });
   try {

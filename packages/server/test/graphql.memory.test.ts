@@ -11,6 +11,9 @@ async function residentBytes(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }
 
+/** Child processes start slowly on a loaded machine: more than the default hook timeout. */
+const startupTimeoutMs = 240_000;
+
 describe.runIf(process.platform === 'linux')('GraphQL subscription memory, in a server process of its own', () => {
   let data: Awaited<ReturnType<typeof tempDataDir>>;
   let server: ServerProcess;
@@ -21,7 +24,7 @@ describe.runIf(process.platform === 'linux')('GraphQL subscription memory, in a 
     const env = { VIGIL_DATA_DIR: data.dir, VIGIL_SECRET_KEY: childSecretKey };
     server = await startServerProcess(env);
     ({ apiKey } = await runCliJson<{ apiKey: string }>(['org', 'create', '--name', 'Flood', '--plan', 'business'], env));
-  });
+   }, startupTimeoutMs);
   afterAll(async () => {
     await server.stop();
     await data.remove();

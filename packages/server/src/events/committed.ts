@@ -29,6 +29,7 @@ const topic = (orgId: string, event: EventName) => `${orgId} ${event}`;
 const catchUpWindowMs = 30_000;
 /** The most events one read after a reconnect hands on. */
 const catchUpLimit = 10_000;
+const catchUpRetryMs = 1_000;
 
 export interface CommittedEventsOptions {
   onError: (error: unknown) => void;
@@ -52,6 +53,7 @@ export class CommittedEvents {
   /** Ids of the events delivered in the last catchUpWindowMs, and when each was recorded. */
   private readonly recent = new Map<string, number>();
   private lastRecordedAt = Date.now();
+  private closed = false;
 
   private constructor(
     private readonly db: Db,
@@ -62,13 +64,15 @@ export class CommittedEvents {
 
   static async listen(db: Db, options: CommittedEventsOptions): Promise<CommittedEvents> {
     const events = new CommittedEvents(db, options);
-    const enqueue = (work: () => Promise<void>) => {
-      events.tail = events.tail.then(work).catch(options.onError);
-    };
-    events.unlisten = await db.listen(committedEventsChannel, (payload) => enqueue(() => events.deliver(JSON.parse(payload) as Announcement)), {
-      onResubscribed: () => enqueue(() => events.catchUp()),
+    events.unlisten = await db.listen(committedEventsChannel, (payload) => events.enqueue(() => events.deliver(JSON.parse(payload) as Announcement)), {
+      onResubscribed: () => events.enqueue(() => events.catchUp()),
     });
     return events;
+  }
+
+  /** Deliveries and catch-ups run one after the other, in the order they were heard. */
+  private enqueue(work: () => Promise<void>): void {
+    this.tail = this.tail.then(work).catch(this.options.onError);
   }
 
   /**
@@ -122,10 +126,18 @@ export class CommittedEvents {
 
   /** The events committed while the listener was away, oldest first, each not yet delivered. */
   private async catchUp(): Promise<void> {
-    const rows = await this.db.query<EventRow>(
-      'SELECT id, org_id, type, data, created_at FROM events WHERE created_at >= $1 ORDER BY created_at, id LIMIT $2',
-      [new Date(this.lastRecordedAt - catchUpWindowMs), catchUpLimit],
-    );
+    let rows: EventRow[];
+    try {
+      rows = await this.db.query<EventRow>(
+        'SELECT id, org_id, type, data, created_at FROM events WHERE created_at >= $1 ORDER BY created_at, id LIMIT $2',
+        [new Date(this.lastRecordedAt - catchUpWindowMs), catchUpLimit],
+      );
+    } catch (error) {
+      // The database came back and went again: read back once it answers.
+      this.options.onError(error);
+      if (!this.closed) setTimeout(() => this.enqueue(() => this.catchUp()), catchUpRetryMs).unref();
+      return;
+    }
     let delivered = 0;
     for (const row of rows) {
       if (this.recent.has(row.id)) continue;
@@ -142,6 +154,7 @@ export class CommittedEvents {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     // A database already closed has dropped the LISTEN with its session.
     await this.unlisten?.().catch(() => undefined);
     this.emitter.removeAllListeners();

@@ -21,6 +21,8 @@ import {
   TypeNameMetaFieldDef,
   type ValueNode,
 } from 'graphql';
+import { maxColumns } from '../data/ingest.js';
+import { eventNames } from '../events/catalog.js';
 
 /** DESIGN §3.7. Checked before anything runs (before validation too); the standard introspection query passes. */
 export const limits = {
@@ -48,8 +50,8 @@ const invalidDocument = (message: string) => new GraphQLError(message, { extensi
  */
 const fixedListLengths: Record<string, number> = {
   'UsageStats.days': 31,
-  'Dataset.columns': 1_000,
-  'Webhook.events': 100,
+  'Dataset.columns': maxColumns,
+  'Webhook.events': eventNames.length + 1,
 };
 
 /** The fields every type has without declaring them. */
@@ -112,25 +114,23 @@ export class DocumentMeter {
   }
 
   measure(operationName: string | undefined): DocumentMeasure {
-    let aliases = 0;
+    // Every fragment and operation is measured, used or not: validation reads them all.
     let widest = 0;
-    const operations = [];
+    const operations: Measure[] = [];
     for (const definition of this.document.definitions) {
       if (definition.kind === Kind.FRAGMENT_DEFINITION) widest = Math.max(widest, this.fragment(definition.name.value).nodes);
       if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
-      const root = definition.operation === 'query' ? this.schema.getQueryType() : definition.operation === 'mutation' ? this.schema.getMutationType() : this.schema.getSubscriptionType();
-      const measure = this.selections(definition.selectionSet, root ?? undefined);
+      const measure = this.selections(definition.selectionSet, this.schema.getRootType(definition.operation) ?? undefined);
       widest = Math.max(widest, measure.nodes);
       if (operationName === undefined || definition.name?.value === operationName) operations.push(measure);
     }
-    aliases = this.countAliases();
-    const deepest = operations.reduce((most, each) => (each.cost >= most.cost ? each : most), none);
+    const most = (of: (measure: Measure) => number) => Math.max(0, ...operations.map(of));
     return {
-      aliases,
+      aliases: this.countAliases(),
       nodes: widest,
-      depth: Math.max(0, ...operations.map((each) => each.depth)),
-      cost: deepest.cost,
-      introspectionCost: Math.max(0, ...operations.map((each) => each.introspectionCost)),
+      depth: most((each) => each.depth),
+      cost: most((each) => each.cost),
+      introspectionCost: most((each) => each.introspectionCost),
       readsVariables: this.readsVariables,
     };
   }

@@ -145,8 +145,9 @@ export function subscriptionHandler({ schema, documents, services, auth, secretK
   });
   return function socketHandler(this: FastifyInstance, socket: WebSocket, request: FastifyRequest): void {
     handler.call(this, socket, request);
-    // graphql-ws writes any socket error to the console as its own bug; a client's message over the
-    // size limit is the client's (ws has closed the socket with 1009), and others are logged here.
+    // graphql-ws writes any socket error to the console as its own bug, and @fastify/websocket logs
+    // it as an error; ws closes the socket itself (1009 for a message over the size limit, the
+    // client's doing), so these listeners give way to one that logs only the unexpected, as a warning.
     socket.removeAllListeners('error');
     socket.on('error', (error: Error & { code?: string }) => {
       if (error.code !== 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') log.warn({ err: error }, 'graphql-ws socket failed');

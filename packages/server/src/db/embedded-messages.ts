@@ -25,4 +25,6 @@ export type EmbeddedReply =
 export interface EmbeddedWorkerData {
   /** PGlite's files; undefined keeps the database in the worker's memory. */
   directory: string | undefined;
+  /** PGlite's WebAssembly, compiled once per process: a reopened database does not compile it again. */
+  modules: { pglite: WebAssembly.Module; initdb: WebAssembly.Module };
 }

@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EmbeddedError, EmbeddedReply, EmbeddedRequest, EmbeddedWorkerData } from './embedded-messages.js';
 import { DatabaseUnavailable } from './unavailable.js';
@@ -12,6 +15,16 @@ export class StatementStopped extends DatabaseUnavailable {
 
 /** From the TypeScript sources (run through tsx) the worker starts by registering tsx's loader, which it does not inherit. */
 const workerFile = new URL(import.meta.url.endsWith('.ts') ? './embedded-worker-tsx.mjs' : './embedded-worker.js', import.meta.url);
+
+const pgliteFiles = new URL('.', pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')));
+let compiled: Promise<EmbeddedWorkerData['modules']> | undefined;
+
+/** PGlite's two WebAssembly modules, compiled on first use and shared by every thread this process starts. */
+export function pgliteModules(): Promise<EmbeddedWorkerData['modules']> {
+  const compile = async (file: string) => WebAssembly.compile(await readFile(new URL(file, pgliteFiles)));
+  compiled ??= Promise.all([compile('pglite.wasm'), compile('initdb.wasm')]).then(([pglite, initdb]) => ({ pglite, initdb }));
+  return compiled;
+}
 
 /** An error of PostgreSQL inside PGlite, with its fields (`code`, `detail`, `constraint`, …) as pg gives them. */
 function databaseError({ message, fields }: EmbeddedError): Error {
@@ -40,7 +53,7 @@ export class EmbeddedThread {
   private stoppedBy: DatabaseUnavailable | undefined;
 
   constructor(
-    directory: string | undefined,
+    workerData: EmbeddedWorkerData,
     private readonly events: {
       onNotify: (channel: string, payload: string) => void;
       onOverrun: (limitMs: number) => void;
@@ -48,7 +61,6 @@ export class EmbeddedThread {
       onLost: (error: DatabaseUnavailable) => void;
     },
   ) {
-    const workerData: EmbeddedWorkerData = { directory };
     this.worker = new Worker(workerFile, { workerData });
     this.ready = new Promise<void>((resolve, reject) => {
       this.worker.on('message', (reply: EmbeddedReply) => {

@@ -8,7 +8,7 @@ import type { EmbeddedError, EmbeddedReply, EmbeddedRequest, EmbeddedWorkerData 
  * (embedded.ts). Requests are answered in the order they came, as PGlite runs them one at a time.
  */
 const port = parentPort!;
-const { directory } = workerData as EmbeddedWorkerData;
+const { directory, modules } = workerData as EmbeddedWorkerData;
 const reply = (message: EmbeddedReply) => port.postMessage(message);
 
 function asEmbeddedError(error: unknown): EmbeddedError {
@@ -50,7 +50,7 @@ async function run(lite: PGlite, request: EmbeddedRequest): Promise<unknown> {
 }
 
 try {
-  const lite = await PGlite.create(directory);
+  const lite = await PGlite.create(directory, { pgliteWasmModule: modules.pglite, initdbWasmModule: modules.initdb });
   port.on('message', (request: EmbeddedRequest) => {
     run(lite, request).then(
       (result) => reply({ kind: 'done', id: request.id, result }),

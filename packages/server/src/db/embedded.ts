@@ -1,5 +1,5 @@
 import type { Db, Queryable, Unlisten } from './connect.js';
-import { EmbeddedThread, type RequestWithoutId, StatementStopped } from './embedded-thread.js';
+import { EmbeddedThread, pgliteModules, type RequestWithoutId, StatementStopped } from './embedded-thread.js';
 import type { ListenOptions } from './listener.js';
 import { DatabaseUnavailable } from './unavailable.js';
 
@@ -116,12 +116,13 @@ class EmbeddedCore {
   }
 
   private async current(): Promise<EmbeddedThread> {
-    if (this.closing) throw new DatabaseUnavailable(new Error('the embedded database is closed'));
+    // Used after close() is a fault of the caller's, as a pool used after end() is, not an outage.
+    if (this.closing) throw new Error('The embedded database is closed.');
     return this.opening;
   }
 
   private async open(): Promise<EmbeddedThread> {
-    const thread = new EmbeddedThread(this.directory, {
+    const thread = new EmbeddedThread({ directory: this.directory, modules: await pgliteModules() }, {
       onNotify: (channel, payload) => {
         for (const subscriber of this.channels.get(channel) ?? []) subscriber.onNotify(payload);
       },

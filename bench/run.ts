@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { runAlertDedupBench } from './alert-dedup.js';
 import { runRestBench } from './rest.js';
 import { describeMachine } from './support/machine.js';
 import { repoRoot } from './support/processes.js';
@@ -48,7 +49,7 @@ function parse(argv: string[]) {
 }
 
 async function runPart(part: Part, options: ReturnType<typeof parse>): Promise<string> {
-  if (part === 'rest') return runRestBench(options.rest);
+  if (part === 'rest') return `${await runRestBench(options.rest)}\n\n${await runAlertDedupBench(options.rest)}`;
   const { file, run } = optionalParts[part];
   const modulePath = path.join(repoRoot, 'bench', file);
   if (!existsSync(modulePath)) return `### ${part}\n\nNot run: bench/${file} does not exist yet.`;

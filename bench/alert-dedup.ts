@@ -75,14 +75,7 @@ export async function runAlertDedupBench(options: AlertDedupBenchOptions = {}): 
   const server = await startServer({ name: 'Vigil', script: 'packages/server/src/main.ts', env, readyPath: '/readyz', logFile: path.join(workDir, 'vigil.log') });
   try {
     const org = await seedAlerts(server.url, env, 0);
-    const project = (await (
-      await fetch(`${server.url}/api/v1/projects`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Dedup bench' }),
-      })
-    ).json()) as { data: { id: string } };
-    const alert = { title: 'Backup of db-1 failed', severity: 'high', projectId: project.data.id, description: 'The nightly backup exited 1.' };
+    const alert = { title: 'Backup of db-1 failed', severity: 'high', projectId: org.projectId, description: 'The nightly backup exited 1.' };
     const cases: Case[] = [
       { name: 'plain create (no dedupKey): 201', body: () => JSON.stringify(alert), expected: [201] },
       { name: 'repeat of an open dedupKey: 200', body: (index) => JSON.stringify({ ...alert, dedupKey: `backup-failed/db-${index}` }), expected: [200, 201] },

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { runAlertDedupBench } from './alert-dedup.js';
 import { runClientBench } from './client.js';
 import { runGraphqlBench } from './graphql.js';
 import { runIngestBench } from './ingest.js';
@@ -55,7 +56,12 @@ function parse(argv: string[]) {
 }
 
 async function runPart(part: Part, options: ReturnType<typeof parse>): Promise<string> {
-  if (part === 'rest') return runRestBench(options.rest);
+  if (part === 'rest') {
+    const dedupOptions = options.rest.smoke ? { ...options.rest, durationSeconds: 1 } : options.rest;
+    return `${await runRestBench(options.rest)}
+
+${await runAlertDedupBench(dedupOptions)}`;
+  }
   return otherParts[part](options.mode);
 }
 

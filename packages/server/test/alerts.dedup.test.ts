@@ -3,6 +3,7 @@ import type { Db, Queryable } from '../src/db/connect.js';
 import { AlertService } from '../src/modules/alerts/service.js';
 import { databaseKinds } from './support/databases.js';
 import { ManualClock, startTestApp, type TestApp, type TestOrg, testConfig } from './support/app.js';
+import { graphql } from './support/graphql.js';
 import { type Alert, allPages, createProject, type ErrorBody, eventsOf, type One, type Project } from './support/resources.js';
 
 /** The same database, counting every statement run inside its transactions. */
@@ -134,6 +135,24 @@ describe.each(databaseKinds)('alert deduplication (dedupKey) on %s', (kind) => {
     const repeat = await post({ title: 'Retried', dedupKey: 'retried' }, { 'idempotency-key': 'retry-2' });
     expect(repeat.status).toBe(200);
     expect(repeat.body.data).toMatchObject({ id: first.body.data.id, occurrences: 2 });
+  });
+
+  it('works through GraphQL too: createAlert with a dedupKey repeats, and alerts(filter: {dedupKey}) finds it', async () => {
+    const create = 'mutation ($input: CreateAlertInput!) { createAlert(input: $input) { id dedupKey occurrences lastSeenAt createdAt } }';
+    const input = { projectId: project.id, title: 'Certificate expires', severity: 'MEDIUM', dedupKey: 'cert/api' };
+    type Created = { createAlert: { id: string; dedupKey: string; occurrences: number; lastSeenAt: string; createdAt: string } };
+    clock.set('2026-04-02T00:00:00.000Z');
+    const first = (await graphql<Created>(t.baseUrl, org.apiKey, create, { input })).body.data!.createAlert;
+    clock.set('2026-04-02T00:10:00.000Z');
+    const repeat = (await graphql<Created>(t.baseUrl, org.apiKey, create, { input })).body.data!.createAlert;
+    expect(first).toEqual({ id: expect.any(String), dedupKey: 'cert/api', occurrences: 1, lastSeenAt: '2026-04-02T00:00:00.000Z', createdAt: '2026-04-02T00:00:00.000Z' });
+    expect(repeat).toEqual({ ...first, occurrences: 2, lastSeenAt: '2026-04-02T00:10:00.000Z' });
+    const listed = await graphql<{ alerts: { id: string; occurrences: number }[] }>(
+      t.baseUrl,
+      org.apiKey,
+      'query { alerts(filter: { dedupKey: "cert/api" }) { id occurrences } }',
+    );
+    expect(listed.body.data?.alerts).toEqual([{ id: first.id, occurrences: 2 }]);
   });
 
   it('costs no more SQL statements for a repeat, or a first POST with a key, than for a plain create', async () => {

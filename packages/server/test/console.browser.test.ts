@@ -202,8 +202,12 @@ describe('the web console in Chromium', () => {
 
   it('shows new alerts live and lets them be acknowledged and resolved', async () => {
     await open(admin, 'Alerts');
-    await t.request('POST', 'alerts', { apiKey: org.apiKey, body: { title: 'Checkout latency over 2 s', severity: 'critical', projectId: projectIds[0] } });
+    const latency = { title: 'Checkout latency over 2 s', severity: 'critical', projectId: projectIds[0], dedupKey: 'checkout-latency' };
+    await t.request('POST', 'alerts', { apiKey: org.apiKey, body: latency });
     await admin.getByRole('cell', { name: 'Checkout latency over 2 s' }).waitFor({ timeout: 15_000 });
+    await admin.getByRole('cell', { name: 'once', exact: true }).waitFor();
+    await t.request('POST', 'alerts', { apiKey: org.apiKey, body: latency });
+    await admin.getByRole('cell', { name: /^2 times, last / }).waitFor({ timeout: 15_000 });
     await admin.getByRole('button', { name: 'Acknowledge' }).click();
     await admin.getByRole('cell', { name: 'acknowledged', exact: true }).waitFor();
     await check(admin, 'alerts');

@@ -131,6 +131,19 @@ describe.each(databaseKinds)('POST /integrations/alertmanager on %s', (kind) => 
     expect((await byKey(cpu.fingerprint)).map((alert) => alert.status)).toEqual(['active', 'resolved']);
   });
 
+  it('takes concurrent notifications naming the same alerts in other orders: each fingerprint one alert, every notification counted', async () => {
+    const alerts = Array.from({ length: 5 }, (_, index) => firing(`c0c0000000000${index}`, { alertname: `Concurrent${index}` }));
+    const orders = Array.from({ length: 10 }, (_, round) => [...alerts.slice(round % 5), ...alerts.slice(0, round % 5)]);
+    const answers = await Promise.all(orders.map((order, round) => send(notification(round % 2 ? order.reverse() : order))));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
+    const total = answers.reduce((sum, answer) => ({ created: sum.created + answer.body.data.created, repeated: sum.repeated + answer.body.data.repeated }), {
+      created: 0,
+      repeated: 0,
+    });
+    expect(total).toEqual({ created: 5, repeated: 45 });
+    for (const alert of alerts) expect((await byKey(alert.fingerprint)).map((stored) => stored.occurrences)).toEqual([10]);
+  });
+
   it('refuses a malformed payload with 422 naming the field, and stores nothing of it', async () => {
     const before = await orgSnapshot(t.database.db, org.orgId);
     const good = firing('f00d000000000001', { alertname: 'Fine' });

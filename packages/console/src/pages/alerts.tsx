@@ -11,10 +11,14 @@ interface Alert {
   projectId: string;
   assigneeId: string | null;
   createdAt: string;
+  occurrences: number;
+  lastSeenAt: string;
 }
 
 const severities = ['critical', 'high', 'medium', 'low', 'info'];
 const statuses = ['active', 'acknowledged', 'resolved'];
+/** How often a monitoring system raised it again (dedupKey repeats, docs/integrations.md). */
+const seen = (alert: Alert) => (alert.occurrences === 1 ? 'once' : `${alert.occurrences} times, last ${when(alert.lastSeenAt)}`);
 /** New alerts appear without a reload: the list is read again this often. */
 const pollEveryMs = 5000;
 
@@ -60,7 +64,7 @@ export function Alerts(props: { session: Session }) {
         error={error ?? alerts.error}
         empty="No alerts match. Alerts arrive through the API (POST /api/v1/alerts) or from your integrations; create a project first if you have none."
         caption="Alerts, newest first"
-        columns={['Title', 'Severity', 'Status', 'Project', 'Created', 'Assignee']}
+        columns={['Title', 'Severity', 'Status', 'Project', 'Created', 'Seen', 'Assignee']}
         withActions={canWork}
         live
         cells={(alert) => (
@@ -72,6 +76,7 @@ export function Alerts(props: { session: Session }) {
             <td>{alert.status}</td>
             <td>{projectName(alert.projectId)}</td>
             <td>{when(alert.createdAt)}</td>
+            <td>{seen(alert)}</td>
             <td>
               {canWork && alert.status !== 'resolved' ? (
                 <select aria-label={`Assignee of ${alert.title}`} value={alert.assigneeId ?? ''} onChange={(e) => act(`alerts/${alert.id}/assign`, { userId: e.currentTarget.value })}>

@@ -128,7 +128,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     for (const schema of sharedSchemas) http.addSchema(schema);
     await http.register(swagger, openapiOptions());
     await http.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Vigil API reference' } });
-    await http.register(cookie);
+    // Parsed only where a session may be used (platform/auth.ts), not on every request.
+    await http.register(cookie, { hook: false });
     const consoleSession = { sessions: services.sessions, siteUrl: config.siteUrl };
 
     await http.register(

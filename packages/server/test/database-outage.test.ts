@@ -128,4 +128,26 @@ describe.runIf(postgresBinDir)('a PostgreSQL server of its own that restarts, st
     await waitFor(() => call(baseUrl, 'GET', '/readyz'), (answer) => answer.status === 200, 'ready again after the thaw', 5000);
     expect((await call(baseUrl, 'GET', 'projects', { apiKey })).status).toBe(200);
   });
+
+  it('a write to a frozen server answers 503 within one statement timeout: the dead connection is destroyed, not sent a ROLLBACK', async () => {
+    await server.freeze();
+    try {
+      // One bound is the statement timeout plus the client's second (2 s here); waiting for a ROLLBACK would make it two (4 s).
+      const answer = await fetch(`${baseUrl}/api/v1/alerts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ projectId, title: 'Written while frozen', severity: 'high' }),
+        signal: AbortSignal.timeout(statementTimeoutMs + 2500),
+      });
+      expect(answer.status).toBe(503);
+      expect(await answer.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    } finally {
+      await server.thaw();
+    }
+    await waitFor(() => call(baseUrl, 'GET', '/readyz'), (answer) => answer.status === 200, 'ready again after the thaw', 5000);
+    expect((await createAlert('After the thaw')).status).toBe(201);
+    const titles = ((await call(baseUrl, 'GET', 'alerts', { apiKey })).body.data as { title: string }[]).map((alert) => alert.title);
+    expect(titles).toContain('After the thaw');
+    expect(titles).not.toContain('Written while frozen');
+  });
 });

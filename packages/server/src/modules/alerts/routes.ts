@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { operation } from '../../openapi/operation.js';
+import { answerOnce } from '../../platform/idempotency.js';
 import { PageQuery, listOf, single } from '../../platform/pagination.js';
 import { IdParams, NoContent, responses } from '../../platform/route-schemas.js';
 import { Alert, AlertFilters, AssignAlert, CreateAlert, UpdateAlert } from './schema.js';
@@ -34,8 +35,14 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertService }> = 
         body: CreateAlert,
         response: responses({ 201: single(Alert) }),
       },
+      config: { idempotentInTransaction: true },
     },
-    async (request, reply) => reply.status(201).send({ data: await alerts.create(request.caller.orgId, request.body) }),
+    (request, reply) =>
+      answerOnce(request, reply, {
+        status: 201,
+        change: (within) => alerts.create(request.caller.orgId, request.body, within),
+        answerOf: (alert) => ({ data: alert }),
+      }),
   );
 
   app.get(

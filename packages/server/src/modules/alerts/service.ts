@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/connect.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { ServiceContext } from '../../platform/context.js';
 import { ApiError, conflict, found } from '../../platform/errors.js';
+import type { WithinTransaction } from '../../platform/idempotency.js';
 import { newId } from '../../platform/ids.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
 import { findProject } from '../projects/store.js';
@@ -36,13 +37,15 @@ export class AlertService {
     return found(await findAlert(this.ctx.db, orgId, id), 'alert');
   }
 
-  async create(orgId: string, input: CreateAlert): Promise<Alert> {
+  /** `within` runs in the creating transaction once the alert is made (an idempotent request stores its answer there). */
+  async create(orgId: string, input: CreateAlert, within?: WithinTransaction<Alert>): Promise<Alert> {
     return this.ctx.db.transaction(async (tx) => {
       found(await findProject(tx, orgId, input.projectId, true), 'project');
       const at = this.ctx.clock.now();
       const alert = await insertAlert(tx, orgId, newId('alert', at.getTime()), input, at);
       await recordEvent(tx, this.ctx.clock, orgId, 'alert.created', alert);
       if (alert.severity === 'critical') await recordEvent(tx, this.ctx.clock, orgId, 'alert.critical', alert);
+      await within?.(tx, alert);
       return alert;
     });
   }

@@ -28,7 +28,7 @@ import { idempotentPosts } from './platform/idempotency.js';
 import { newId } from './platform/ids.js';
 import { installJsonBodyParser } from './platform/json-body.js';
 import { metricsRoute } from './platform/metrics-route.js';
-import { loggedUrl, loggerOptions } from './platform/logger.js';
+import { answered, logRequest, loggerOptions } from './platform/logger.js';
 import type { RateLimiter } from './platform/rate-limit.js';
 import { schemaCompiler } from './platform/validation.js';
 import { createServices, type Services } from './services.js';
@@ -96,10 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   http.addHook('onResponse', (request, reply, done) => {
     countResponse(request, reply);
-    request.log.info(
-      { method: request.method, url: loggedUrl(request.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request',
-    );
+    logRequest(request, answered(reply));
     done();
   });
 

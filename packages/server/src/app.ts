@@ -28,7 +28,7 @@ import { idempotentPosts } from './platform/idempotency.js';
 import { newId } from './platform/ids.js';
 import { installJsonBodyParser } from './platform/json-body.js';
 import { metricsRoute } from './platform/metrics-route.js';
-import { loggedUrl, loggerOptions } from './platform/logger.js';
+import { answered, logRequest, loggerOptions } from './platform/logger.js';
 import type { RateLimiter } from './platform/rate-limit.js';
 import { schemaCompiler } from './platform/validation.js';
 import { createServices, type Services } from './services.js';
@@ -96,10 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   http.addHook('onResponse', (request, reply, done) => {
     countResponse(request, reply);
-    request.log.info(
-      { method: request.method, url: loggedUrl(request.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request',
-    );
+    logRequest(request, answered(reply));
     done();
   });
 
@@ -128,7 +125,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     for (const schema of sharedSchemas) http.addSchema(schema);
     await http.register(swagger, openapiOptions());
     await http.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Vigil API reference' } });
-    await http.register(cookie);
+    // Parsed only where a session may be used (platform/auth.ts), not on every request.
+    await http.register(cookie, { hook: false });
     const consoleSession = { sessions: services.sessions, siteUrl: config.siteUrl };
 
     await http.register(

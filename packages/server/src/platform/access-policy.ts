@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Role } from '../modules/users/schema.js';
 import type { Caller } from './auth.js';
 import { ApiError } from './errors.js';
@@ -60,12 +60,21 @@ export function refusal(caller: Caller, rule: Rule): string | undefined {
   return `Your role (${caller.role}) cannot do this; it needs ${needed === 'admin' ? 'an admin' : `a ${needed}`}. Ask an admin of your organization.`;
 }
 
-/** Applies the policy to every route of the context (after authentication has set the caller). */
+/**
+ * Applies the policy to every route of the context (after authentication has set the caller). The
+ * rule of each route is found once and kept: the policy's patterns are not run per request.
+ */
 export function enforceAccessPolicy(app: FastifyInstance, prefix: string): void {
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+  const rules = new Map<string, Rule>();
+  const ruleOf = (method: string, url: string): Rule => {
+    const key = `${method} ${url}`;
+    let rule = rules.get(key);
+    if (rule === undefined) rules.set(key, (rule = ruleFor(method, url.slice(prefix.length))));
+    return rule;
+  };
+  app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
     const url = request.routeOptions.url;
-    if (url === undefined) return;
-    const why = refusal(request.caller, ruleFor(request.method, url.slice(prefix.length)));
-    if (why) throw new ApiError('FORBIDDEN', why);
+    const why = url === undefined ? undefined : refusal(request.caller, ruleOf(request.method, url));
+    done(why ? new ApiError('FORBIDDEN', why) : undefined);
   });
 }

@@ -47,8 +47,11 @@ const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
 
 /** Node keeps the first of several Authorization headers; which key is meant is then a guess, so refuse. */
 function refuseRepeatedAuthorization(request: FastifyRequest): void {
-  const count = request.raw.rawHeaders.filter((name, index) => index % 2 === 0 && name.toLowerCase() === 'authorization').length;
-  if (count > 1) throw unauthorized('Send exactly one Authorization header.');
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let index = 0; index < raw.length; index += 2) {
+    if (raw[index].length === 13 && raw[index].toLowerCase() === 'authorization' && ++count > 1) throw unauthorized('Send exactly one Authorization header.');
+  }
 }
 
 function presentedKey(authorization: string | undefined): string {
@@ -124,6 +127,18 @@ async function authenticateSession(request: FastifyRequest, reply: FastifyReply,
 }
 
 /**
+ * The console's session token, when the request carries no API key. Cookies are parsed here, and
+ * only here (the cookie plugin runs with `hook: false`): a request with an API key pays nothing
+ * for them.
+ */
+function sessionTokenOf(request: FastifyRequest, sessions: SessionAuth | undefined): string | undefined {
+  const header = request.headers.cookie;
+  if (!sessions || request.headers.authorization !== undefined || header === undefined) return undefined;
+  request.cookies = request.server.parseCookie(header);
+  return request.cookies[sessions.cookieName];
+}
+
+/**
  * Authenticates every request of the context it is added to: an `Authorization: Bearer` API key,
  * or else the console's session cookie.
  */
@@ -131,7 +146,7 @@ export function requireApiKey(app: FastifyInstance, options: AuthOptions): void 
   app.decorateRequest('caller', null as unknown as never);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     refuseRepeatedAuthorization(request);
-    const sessionToken = options.sessions && !request.headers.authorization ? request.cookies[options.sessions.cookieName] : undefined;
+    const sessionToken = sessionTokenOf(request, options.sessions);
     request.caller = sessionToken
       ? await authenticateSession(request, reply, sessionToken, options.sessions!)
       : await authenticate(request.headers.authorization, options, reply);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { operation } from '../../openapi/operation.js';
+import { answerOnce } from '../../platform/idempotency.js';
 import { PageQuery, listOf, single } from '../../platform/pagination.js';
 import { IdParams, NoContent, responses } from '../../platform/route-schemas.js';
 import { Alert, AlertFilters, AssignAlert, CreateAlert, UpdateAlert } from './schema.js';
@@ -40,11 +41,14 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertService }> = 
         body: CreateAlert,
         response: responses({ 200: single(Alert, 'A repeat: the open alert with this dedupKey, counted once more.'), 201: single(Alert, 'The new alert.') }),
       },
+      config: { idempotentInTransaction: true },
     },
-    async (request, reply) => {
-      const { alert, repeated } = await alerts.raise(request.caller.orgId, request.body);
-      return reply.status(repeated ? 200 : 201).send({ data: alert });
-    },
+    (request, reply) =>
+      answerOnce(request, reply, {
+        status: ({ repeated }) => (repeated ? 200 : 201),
+        change: (within) => alerts.raise(request.caller.orgId, request.body, within),
+        answerOf: ({ alert }) => ({ data: alert }),
+      }),
   );
 
   app.get(

@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/connect.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { ServiceContext } from '../../platform/context.js';
 import { ApiError, conflict, found } from '../../platform/errors.js';
+import type { WithinTransaction } from '../../platform/idempotency.js';
 import { newId } from '../../platform/ids.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
 import { findProject } from '../projects/store.js';
@@ -50,11 +51,16 @@ export class AlertService {
     return (await this.raise(orgId, input)).alert;
   }
 
-  /** Creates the alert, or counts a repeat of the project's open alert with the same dedupKey. */
-  async raise(orgId: string, input: CreateAlert): Promise<RaisedAlert> {
+  /**
+   * Creates the alert, or counts a repeat of the project's open alert with the same dedupKey.
+   * `within` runs in that transaction once the result is known (an idempotent request stores its answer there).
+   */
+  async raise(orgId: string, input: CreateAlert, within?: WithinTransaction<RaisedAlert>): Promise<RaisedAlert> {
     return this.ctx.db.transaction(async (tx) => {
       found(await findProject(tx, orgId, input.projectId, true), 'project');
-      return this.raiseIn(tx, orgId, input);
+      const raised = await this.raiseIn(tx, orgId, input);
+      await within?.(tx, raised);
+      return raised;
     });
   }
 

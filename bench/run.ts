@@ -58,9 +58,7 @@ function parse(argv: string[]) {
 async function runPart(part: Part, options: ReturnType<typeof parse>): Promise<string> {
   if (part === 'rest') {
     const dedupOptions = options.rest.smoke ? { ...options.rest, durationSeconds: 1 } : options.rest;
-    return `${await runRestBench(options.rest)}
-
-${await runAlertDedupBench(dedupOptions)}`;
+    return `${await runRestBench(options.rest)}\n\n${await runAlertDedupBench(dedupOptions)}`;
   }
   return otherParts[part](options.mode);
 }

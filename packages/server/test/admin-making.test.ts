@@ -49,7 +49,7 @@ describe.each(databaseKinds)('only an admin session makes an admin, on %s', (kin
     const eventsBefore = (await eventsOf(t, org.orgId)).length;
     for (const { method, path } of operations) {
       const body = method === 'POST' ? { email: 'intruder@example.com', role: 'admin' } : { role: 'admin' };
-      for (const headers of [{}, { 'idempotency-key': `admin-${method}` }]) {
+      for (const headers of [{}, { 'idempotency-key': `admin-${method}` }] as Record<string, string>[]) {
         const refused = await withKey<ErrorBody>(method, path.replace('{id}', memberId), body, headers);
         expect(refused.status, `${method} ${path}`).toBe(403);
         expect(refused.body).toMatchObject({ code: 'FORBIDDEN', requestId: expect.any(String) });

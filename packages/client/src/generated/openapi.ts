@@ -2279,7 +2279,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2289,7 +2289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2299,7 +2299,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2312,7 +2338,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2326,8 +2352,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2382,7 +2434,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2392,9 +2444,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2441,7 +2519,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2454,7 +2532,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2468,8 +2546,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2509,7 +2613,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2519,7 +2623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2542,7 +2646,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2556,8 +2686,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2593,7 +2749,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2603,7 +2759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2626,7 +2782,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2640,8 +2848,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2693,7 +2927,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2703,7 +2937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2715,6 +2949,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2752,7 +2999,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2765,7 +3012,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2779,8 +3026,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2824,7 +3097,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2834,7 +3107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2846,6 +3119,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2870,7 +3156,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2884,8 +3209,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2935,7 +3286,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2945,7 +3296,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2957,6 +3308,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3007,7 +3371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3020,7 +3384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3034,8 +3398,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3079,7 +3469,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3089,7 +3479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3101,6 +3491,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3125,7 +3528,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3139,8 +3581,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3184,7 +3652,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3194,7 +3662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3204,7 +3672,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3217,7 +3698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3231,8 +3712,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3298,7 +3805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3308,9 +3815,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3357,7 +3877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3370,7 +3890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3384,8 +3904,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3421,7 +3967,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3431,7 +3977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3454,7 +4000,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3468,8 +4066,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3519,7 +4143,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3529,9 +4153,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3578,7 +4228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3595,6 +4245,19 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3676,7 +4339,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3686,7 +4349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3696,7 +4359,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3709,7 +4385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3723,8 +4399,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3787,7 +4489,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3797,9 +4499,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3846,7 +4561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3859,7 +4574,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3873,8 +4588,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3914,7 +4655,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3924,7 +4665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3947,7 +4688,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3961,8 +4728,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3998,7 +4791,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4008,7 +4801,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4031,7 +4824,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4045,8 +4890,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4107,7 +4978,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4117,7 +4988,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4129,6 +5000,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4166,7 +5050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4179,7 +5063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4193,8 +5077,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4252,7 +5162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4262,7 +5172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4274,6 +5184,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4324,7 +5247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4337,7 +5260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4351,8 +5274,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4396,7 +5345,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4406,7 +5355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4418,6 +5367,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4442,7 +5404,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4456,8 +5457,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4557,7 +5584,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4567,7 +5594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4577,7 +5604,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4590,7 +5643,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4604,8 +5657,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4753,7 +5832,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4763,9 +5842,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4812,7 +5917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4825,7 +5930,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4839,8 +5944,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4935,7 +6066,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4945,7 +6076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4968,7 +6099,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4982,8 +6139,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5019,7 +6202,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5029,7 +6212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5052,7 +6235,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5066,8 +6301,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5213,7 +6474,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5223,7 +6484,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5235,6 +6496,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5272,7 +6546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5285,7 +6559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5299,8 +6573,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5358,7 +6658,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5368,7 +6668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5391,7 +6691,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5405,8 +6731,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5561,7 +6913,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5571,7 +6923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5583,6 +6935,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5633,7 +6998,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5646,7 +7011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5660,8 +7025,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5706,7 +7097,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5716,7 +7107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5726,7 +7117,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5739,7 +7156,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5753,8 +7170,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5794,7 +7237,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5804,7 +7247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5827,7 +7270,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5841,8 +7310,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5878,7 +7373,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5888,7 +7383,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5911,7 +7406,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5925,8 +7472,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5969,7 +7542,7 @@ export interface operations {
                     "application/json": components["schemas"]["DatasetRowsPage"];
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5979,7 +7552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5991,6 +7564,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6015,7 +7601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6028,7 +7614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6042,8 +7628,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6086,7 +7698,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6096,7 +7708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6106,7 +7718,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6120,8 +7758,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6170,7 +7834,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6180,9 +7844,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6216,7 +7893,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6229,7 +7906,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6243,8 +7920,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6300,7 +8003,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6310,7 +8013,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6320,7 +8023,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6333,7 +8062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6347,8 +8076,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6418,7 +8173,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6428,9 +8183,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6477,7 +8258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6490,7 +8271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6504,8 +8285,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6541,7 +8348,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6551,7 +8358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6574,7 +8381,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6588,8 +8447,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6633,7 +8518,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6643,7 +8528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6653,7 +8538,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6666,7 +8564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6680,8 +8578,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6752,7 +8676,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6762,9 +8686,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6811,7 +8761,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6824,7 +8774,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6838,8 +8788,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6879,7 +8855,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6889,7 +8865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6912,7 +8888,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6926,8 +8928,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6964,14 +8992,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                     "text/csv": string;
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6981,7 +9007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6993,6 +9019,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7017,7 +9056,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7031,8 +9083,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7077,7 +9155,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7087,7 +9165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7097,7 +9175,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7110,7 +9214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7124,8 +9228,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7165,7 +9295,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7175,7 +9305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7198,7 +9328,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7212,8 +9368,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7249,7 +9431,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7259,7 +9441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7282,7 +9464,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7296,8 +9530,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7341,7 +9601,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7351,7 +9611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7361,7 +9621,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7374,7 +9647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7388,8 +9661,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7439,7 +9738,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7449,9 +9748,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7498,7 +9810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7511,7 +9823,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7525,8 +9837,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7566,7 +9904,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7576,7 +9914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7599,7 +9937,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7613,8 +9977,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7650,7 +10040,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7660,7 +10050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7683,7 +10073,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7697,8 +10139,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7746,7 +10214,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7756,7 +10224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7768,6 +10236,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7805,7 +10286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7818,7 +10299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7832,8 +10313,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7868,6 +10375,8 @@ export interface operations {
         };
         requestBody: {
             content: {
+                "application/csv": string;
+                "application/octet-stream": string;
                 "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 "multipart/form-data": {
                     /**
@@ -7883,6 +10392,8 @@ export interface operations {
                     types?: string;
                 };
                 "text/csv": string;
+                "text/plain": string;
+                "text/tab-separated-values": string;
             };
         };
         responses: {
@@ -7902,7 +10413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7912,7 +10423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7924,6 +10435,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7974,7 +10498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7987,7 +10511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8001,8 +10525,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8040,7 +10590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8050,7 +10600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8060,7 +10610,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8074,8 +10650,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8121,7 +10723,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8131,7 +10733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8141,7 +10743,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8154,7 +10769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8168,8 +10783,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8236,7 +10877,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8246,9 +10887,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8295,7 +10949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8308,7 +10962,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8322,8 +10976,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8363,7 +11043,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8373,7 +11053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8396,7 +11076,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8410,8 +11116,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8459,7 +11191,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8469,7 +11201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8481,6 +11213,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8531,7 +11276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8544,7 +11289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8558,8 +11303,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8603,7 +11374,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8613,7 +11384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8625,6 +11396,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8649,7 +11433,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8663,8 +11486,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8708,7 +11557,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8718,7 +11567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8730,6 +11579,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8754,7 +11616,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8768,8 +11669,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8813,7 +11740,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8823,7 +11750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8833,7 +11760,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8846,7 +11786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8860,8 +11800,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8913,7 +11879,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8923,9 +11889,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8972,7 +11951,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8985,7 +11964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8999,8 +11978,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9040,7 +12045,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9050,7 +12055,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9073,7 +12078,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9087,8 +12118,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9124,7 +12181,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9134,7 +12191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9157,7 +12214,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9171,8 +12280,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9223,7 +12358,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9233,7 +12368,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9245,6 +12380,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9282,7 +12430,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9295,7 +12443,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9309,8 +12457,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9358,7 +12532,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9368,7 +12542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9391,7 +12565,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9404,7 +12591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9418,8 +12605,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9460,7 +12673,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9470,7 +12683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9493,7 +12706,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9507,8 +12746,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9553,7 +12818,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9563,7 +12828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9575,6 +12840,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9599,7 +12877,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9613,8 +12930,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9668,7 +13011,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9678,7 +13021,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9690,6 +13033,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9740,7 +13096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9753,7 +13109,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9767,8 +13123,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9812,7 +13194,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9822,7 +13204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9834,6 +13216,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9858,7 +13253,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9872,8 +13306,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

@@ -51,6 +51,13 @@ function keyOf(request: FastifyRequest): string | undefined {
   return value;
 }
 
+/** A replayed error names this request, as its X-Request-Id header does (the first request's id is in the logs of that one). */
+function withRequestId(body: string, requestId: string): string {
+  if (!body.includes('"requestId"')) return body;
+  const parsed = JSON.parse(body) as Record<string, unknown>;
+  return JSON.stringify({ ...parsed, requestId });
+}
+
 /**
  * Idempotent POSTs for every route of the context it is added to (after authentication): the first
  * request with a given `Idempotency-Key` runs and its answer is stored per organization for 24 hours;
@@ -79,7 +86,8 @@ export function idempotentPosts(app: FastifyInstance, { db, clock }: Idempotency
     if (found.state === 'running') {
       throw new ApiError('IDEMPOTENCY_IN_PROGRESS', `A request with Idempotency-Key "${key}" is still running; retry once it has finished.`);
     }
-    return reply.status(found.answer.status).header('content-type', found.answer.contentType).header(replayedHeader, 'true').send(found.answer.body);
+    const body = withRequestId(found.answer.body, request.id);
+    return reply.status(found.answer.status).header('content-type', found.answer.contentType).header(replayedHeader, 'true').send(body);
   });
 
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {

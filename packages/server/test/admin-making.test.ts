@@ -59,6 +59,9 @@ describe.each(databaseKinds)('only an admin session makes an admin, on %s', (kin
     }
     expect(await users()).toEqual(before);
     expect((await eventsOf(t, org.orgId)).length).toBe(eventsBefore);
+    // A refusal does not use up the Idempotency-Key: the same key then serves a request that may run.
+    const member = await withKey('POST', 'users', { email: 'intruder@example.com', role: 'member' }, { 'idempotency-key': 'admin-POST' });
+    expect(member.status).toBe(201);
   });
 
   it('still lets an API key invite members and viewers (with their link) and change roles below admin', async () => {

@@ -51,6 +51,15 @@ describe.each(databaseKinds)('sign-in throttles behind a trusted proxy on %s', (
     expect((await signIn(email, password, newAddress())).status).toBe(200);
   });
 
+  it('lets a password reset link end an account\'s lock', async () => {
+    const email = await person();
+    for (let attempt = 1; attempt <= failuresPerAccount; attempt++) await signIn(email, wrongPassword, newAddress());
+    expect((await signIn(email, password, newAddress())).status).toBe(429);
+    const reset = await t.app.services.sessions.resetLink(email);
+    await acceptLink(t, reset.url, 'a brand new password');
+    expect((await signIn(email, 'a brand new password', newAddress())).status).toBe(200);
+  });
+
   it('takes a successful attempt\'s reservation back: failures before a right password are forgotten', async () => {
     const email = await person();
     const address = newAddress();

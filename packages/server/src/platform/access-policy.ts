@@ -12,7 +12,7 @@ import { ApiError } from './errors.js';
  * - `session`: any session, never an API key (the session's own routes).
  * The first rule whose method and path match decides; otherwise reading needs `viewer` and
  * changing anything needs `member`. A rule with `when` applies on top, to the requests whose
- * validated body does what it names (checked once the body is read, on its routes only).
+ * body does what it names (checked once the body is parsed, on its routes only).
  */
 type Rule = 'viewer' | 'member' | 'admin' | 'adminSession' | 'session';
 
@@ -78,7 +78,7 @@ export function refusal(caller: Caller, rule: Rule, action?: string): string | u
 
 /**
  * Applies the policy to every route of the context (after authentication has set the caller); the
- * body-dependent rules run, after validation, only on the routes they name.
+ * body-dependent rules run once the body is parsed, only on the routes they name.
  */
 export function enforceAccessPolicy(app: FastifyInstance, prefix: string): void {
   app.addHook('onRequest', async (request: FastifyRequest) => {
@@ -99,6 +99,7 @@ export function enforceAccessPolicy(app: FastifyInstance, prefix: string): void 
         if (why) throw new ApiError('FORBIDDEN', why);
       }
     };
-    route.preHandler = [check, ...[route.preHandler ?? []].flat()];
+    // Before validation and the Idempotency-Key (preHandler): a refusal never takes the key.
+    route.preValidation = [check, ...[route.preValidation ?? []].flat()];
   });
 }

@@ -126,6 +126,7 @@ export class SessionService {
       await this.users.join(tx, link!.orgId, link!.userId);
       return link!;
     });
+    await this.throttle.forgetAccount(user.email);
     return this.open(user.orgId, user.userId);
   }
 

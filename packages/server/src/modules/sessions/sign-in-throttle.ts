@@ -53,6 +53,11 @@ export class SignInThrottle {
     };
   }
 
+  /** A password just set through a one-time link: earlier failures of the account no longer count. */
+  forgetAccount(email: string): Promise<void> {
+    return forgetFailures(this.db, [`email:${email.toLowerCase()}`]);
+  }
+
   /** Reserves a failed use of a one-time link from `address` (an unknown, used or expired token). */
   async reserveLinkUse(address: string): Promise<Release> {
     const scope = `link-ip:${address}`;

@@ -65,6 +65,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logger: loggerOptions(config.logLevel, deps.logStream),
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => newId('request'),
+    // request.ip: the client's address, taken from X-Forwarded-For only through these proxies.
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     bodyLimit: 1024 * 1024,
     // Refused in the error format by the onRequest hook below instead of Fastify's own body.
     return503OnClosing: false,
@@ -142,6 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
               csrfMatches: (token, presented) => services.sessions.csrfMatches(token, presented),
               renewCookie: (reply, token) => sessionCookie(config.siteUrl).set(reply, token),
             },
+            sessionRateLimit: config.sessionRateLimit,
           });
           enforceAccessPolicy(authenticated, '/api/v1');
           idempotentPosts(authenticated, { db, clock });

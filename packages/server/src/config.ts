@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type ProcessRole = 'api' | 'worker' | 'all';
@@ -49,6 +50,10 @@ export interface Config {
   retentionDays: number;
   /** GraphQL subscriptions: active ones per socket, and sockets per API key (VIGIL_GRAPHQL_MAX_SUBSCRIPTIONS, VIGIL_GRAPHQL_MAX_SOCKETS). */
   graphqlSubscriptions: { perSocket: number; socketsPerKey: number };
+  /** Reverse proxies (addresses or CIDRs) whose X-Forwarded-For names the client (VIGIL_TRUST_PROXY); empty → none. */
+  trustProxy: string[];
+  /** Requests per minute per console session (VIGIL_SESSION_RATE_LIMIT). */
+  sessionRateLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +108,22 @@ function retrySchedule(env: Env): number[] {
     throw new ConfigError(name, `must be five comma-separated whole numbers of milliseconds, got "${raw}"`);
   }
   return parts.map(Number);
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+function trustedProxies(env: Env): string[] {
+  const name = 'VIGIL_TRUST_PROXY';
+  const entries = (env[name] ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const wrong = entries.find((entry) => !isAddressOrCidr(entry));
+  if (wrong !== undefined) throw new ConfigError(name, `must be comma-separated IP addresses or CIDRs such as 10.0.0.0/8,127.0.0.1, got "${wrong}"`);
+  return entries;
 }
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -168,5 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbStatementTimeoutMs: integer(env, 'VIGIL_DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     metricsToken: env.VIGIL_METRICS_TOKEN || undefined,
     retentionDays: integer(env, 'VIGIL_RETENTION_DAYS', 30, 1, 36_500),
+    trustProxy: trustedProxies(env),
+    sessionRateLimit: integer(env, 'VIGIL_SESSION_RATE_LIMIT', 600, 1, 1_000_000),
   };
 }

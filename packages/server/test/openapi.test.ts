@@ -86,7 +86,7 @@ describe.each(databaseKinds)('the OpenAPI document and reference page on %s', (k
     const body = createAlert.requestBody?.content['application/json'].schema;
     expect(body?.required?.sort()).toEqual(['projectId', 'severity', 'title']);
     expect(body?.additionalProperties).toBe(false);
-    expect(Object.keys(createAlert.responses).sort()).toEqual(['200', '201', '401', '403', '409', '413', '415', '422', '429', '500']);
+    expect(Object.keys(createAlert.responses).sort()).toEqual(['200', '201', '401', '403', '404', '408', '409', '413', '415', '422', '429', '431', '500', '503']);
     expect(Object.keys(spec.paths['/api/v1/alerts/{id}'].delete.responses)).toContain('204');
     expect(spec.paths['/api/v1/users'].post.requestBody?.content['application/json'].schema.required?.sort()).toEqual(['email', 'role']);
 

@@ -2310,7 +2310,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2320,7 +2320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2330,7 +2330,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2343,7 +2369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2357,8 +2383,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2431,7 +2483,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2441,9 +2493,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2490,7 +2568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2503,7 +2581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2517,8 +2595,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2558,7 +2662,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2568,7 +2672,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2591,7 +2695,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2605,8 +2735,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2642,7 +2798,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2652,7 +2808,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2675,7 +2831,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2689,8 +2897,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2742,7 +2976,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2752,7 +2986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2764,6 +2998,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2801,7 +3048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2814,7 +3061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2828,8 +3075,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2873,7 +3146,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2883,7 +3156,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2895,6 +3168,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2919,7 +3205,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2933,8 +3258,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2984,7 +3335,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2994,7 +3345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3006,6 +3357,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3056,7 +3420,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3069,7 +3433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3083,8 +3447,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3128,7 +3518,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3138,7 +3528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3150,6 +3540,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3174,7 +3577,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3188,8 +3630,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3233,7 +3701,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3243,7 +3711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3253,7 +3721,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3266,7 +3747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3280,8 +3761,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3347,7 +3854,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3357,9 +3864,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3406,7 +3926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3419,7 +3939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3433,8 +3953,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3470,7 +4016,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3480,7 +4026,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3503,7 +4049,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3517,8 +4115,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3568,7 +4192,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3578,9 +4202,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3627,7 +4277,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3644,6 +4294,19 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3725,7 +4388,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3735,7 +4398,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3745,7 +4408,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3758,7 +4434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3772,8 +4448,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3836,7 +4538,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3846,9 +4548,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3895,7 +4610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3908,7 +4623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3922,8 +4637,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3963,7 +4704,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3973,7 +4714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3996,7 +4737,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4010,8 +4777,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4047,7 +4840,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4057,7 +4850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4080,7 +4873,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4094,8 +4939,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4156,7 +5027,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4166,7 +5037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4178,6 +5049,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4215,7 +5099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4228,7 +5112,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4242,8 +5126,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4301,7 +5211,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4311,7 +5221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4323,6 +5233,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4373,7 +5296,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4386,7 +5309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4400,8 +5323,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4445,7 +5394,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4455,7 +5404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4467,6 +5416,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4491,7 +5453,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4505,8 +5506,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4606,7 +5633,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4616,7 +5643,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4626,7 +5653,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4639,7 +5692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4653,8 +5706,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4802,7 +5881,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4812,9 +5891,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4861,7 +5966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4874,7 +5979,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4888,8 +5993,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -4984,7 +6115,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4994,7 +6125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5017,7 +6148,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5031,8 +6188,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5068,7 +6251,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5078,7 +6261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5101,7 +6284,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5115,8 +6350,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5262,7 +6523,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5272,7 +6533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5284,6 +6545,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5321,7 +6595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5334,7 +6608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5348,8 +6622,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5407,7 +6707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5417,7 +6717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5440,7 +6740,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5454,8 +6780,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5610,7 +6962,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5620,7 +6972,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5632,6 +6984,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5682,7 +7047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5695,7 +7060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5709,8 +7074,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5755,7 +7146,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5765,7 +7156,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5775,7 +7166,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5788,7 +7205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5802,8 +7219,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5843,7 +7286,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5853,7 +7296,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5876,7 +7319,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5890,8 +7359,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5927,7 +7422,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5937,7 +7432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5960,7 +7455,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5974,8 +7521,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6018,7 +7591,7 @@ export interface operations {
                     "application/json": components["schemas"]["DatasetRowsPage"];
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6028,7 +7601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6040,6 +7613,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6064,7 +7650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6077,7 +7663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6091,8 +7677,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6135,7 +7747,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6145,7 +7757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6155,7 +7767,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6169,8 +7807,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6219,7 +7883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6229,9 +7893,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6265,7 +7942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6278,7 +7955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6292,8 +7969,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6349,7 +8052,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6359,7 +8062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6369,7 +8072,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6382,7 +8111,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6396,8 +8125,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6467,7 +8222,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6477,9 +8232,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6526,7 +8307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6539,7 +8320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6553,8 +8334,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6590,7 +8397,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6600,7 +8407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6623,7 +8430,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6637,8 +8496,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6682,7 +8567,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6692,7 +8577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6702,7 +8587,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6715,7 +8613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6729,8 +8627,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6801,7 +8725,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6811,9 +8735,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6860,7 +8810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6873,7 +8823,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6887,8 +8837,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6928,7 +8904,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6938,7 +8914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6961,7 +8937,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6975,8 +8977,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7013,14 +9041,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                     "text/csv": string;
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7030,7 +9056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7042,6 +9068,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7066,7 +9105,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7080,8 +9132,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7126,7 +9204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7136,7 +9214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7146,7 +9224,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7159,7 +9263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7173,8 +9277,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7214,7 +9344,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7224,7 +9354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7247,7 +9377,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7261,8 +9417,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7298,7 +9480,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7308,7 +9490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7331,7 +9513,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7345,8 +9579,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7572,7 +9832,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7582,7 +9842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7592,7 +9852,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7605,7 +9878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7619,8 +9892,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7670,7 +9969,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7680,9 +9979,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7729,7 +10041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7742,7 +10054,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7756,8 +10068,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7797,7 +10135,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7807,7 +10145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7830,7 +10168,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7844,8 +10208,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7881,7 +10271,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7891,7 +10281,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7914,7 +10304,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7928,8 +10370,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -7977,7 +10445,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7987,7 +10455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7999,6 +10467,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8036,7 +10517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8049,7 +10530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8063,8 +10544,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8099,6 +10606,8 @@ export interface operations {
         };
         requestBody: {
             content: {
+                "application/csv": string;
+                "application/octet-stream": string;
                 "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 "multipart/form-data": {
                     /**
@@ -8114,6 +10623,8 @@ export interface operations {
                     types?: string;
                 };
                 "text/csv": string;
+                "text/plain": string;
+                "text/tab-separated-values": string;
             };
         };
         responses: {
@@ -8133,7 +10644,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8143,7 +10654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8155,6 +10666,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8205,7 +10729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8218,7 +10742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8232,8 +10756,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8271,7 +10821,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8281,7 +10831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8291,7 +10841,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8305,8 +10881,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8352,7 +10954,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8362,7 +10964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8372,7 +10974,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8385,7 +11000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8399,8 +11014,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8467,7 +11108,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8477,9 +11118,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8526,7 +11180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8539,7 +11193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8553,8 +11207,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8594,7 +11274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8604,7 +11284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8627,7 +11307,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8641,8 +11347,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8690,7 +11422,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8700,7 +11432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8712,6 +11444,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8762,7 +11507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8775,7 +11520,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8789,8 +11534,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8834,7 +11605,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8844,7 +11615,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8856,6 +11627,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8880,7 +11664,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8894,8 +11717,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8939,7 +11788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8949,7 +11798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8961,6 +11810,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -8985,7 +11847,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8999,8 +11900,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9044,7 +11971,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9054,7 +11981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9064,7 +11991,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9077,7 +12017,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9091,8 +12031,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9144,7 +12110,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9154,9 +12120,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9203,7 +12182,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9216,7 +12195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9230,8 +12209,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9271,7 +12276,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9281,7 +12286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9304,7 +12309,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9318,8 +12349,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9355,7 +12412,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9365,7 +12422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9388,7 +12445,59 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9402,8 +12511,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9454,7 +12589,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9464,7 +12599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9476,6 +12611,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9513,7 +12661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9526,7 +12674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9540,8 +12688,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9589,7 +12763,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9599,7 +12773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9622,7 +12796,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9635,7 +12822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9649,8 +12836,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9691,7 +12904,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9701,7 +12914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9724,7 +12937,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is invalid (VALIDATION_ERROR): a header with a byte HTTP forbids, a malformed Idempotency-Key; details names the field when one is at fault. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9738,8 +12977,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9784,7 +13049,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9794,7 +13059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9806,6 +13071,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9830,7 +13108,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9844,8 +13161,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9899,7 +13242,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9909,7 +13252,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9921,6 +13264,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -9971,7 +13327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9984,7 +13340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9998,8 +13354,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -10043,7 +13425,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10053,7 +13435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10065,6 +13447,19 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -10089,7 +13484,46 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10103,8 +13537,34 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
             500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

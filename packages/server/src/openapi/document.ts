@@ -125,7 +125,10 @@ export function openapiOptions(): SwaggerOptions {
     },
     // Shared schemas appear under components.schemas by their $id (Alert, Dataset, Error, …).
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    transform: ({ schema, url }) => ({ url, schema: schema?.response ? { ...schema, response: documentedResponses(schema) } : schema }),
+    transform: ({ schema, url, route }) => ({
+      url,
+      schema: schema?.response ? { ...schema, response: documentedResponses(schema, [route.method].flat()[0]) } : schema,
+    }),
     transformObject: (input) => ('openapiObject' in input ? (complete(input.openapiObject as Document) as typeof input.openapiObject) : input.swaggerObject),
   };
 }

@@ -64,6 +64,13 @@ function keyOf(request: FastifyRequest): string | undefined {
   return value;
 }
 
+/** A replayed error names this request, as its X-Request-Id header does (the first request's id is in the logs of that one). */
+function withRequestId(body: string, requestId: string): string {
+  if (!body.includes('"requestId"')) return body;
+  const parsed = JSON.parse(body) as Record<string, unknown>;
+  return JSON.stringify({ ...parsed, requestId });
+}
+
 /**
  * Takes the key before the route runs, or answers in its place: the stored answer again (a
  * repeat), 422 (the key was used for another request) or 409 (the first request still runs).
@@ -83,7 +90,7 @@ async function claimBefore(request: FastifyRequest, reply: FastifyReply, { db, c
   if (found.state === 'running') {
     throw new ApiError('IDEMPOTENCY_IN_PROGRESS', `A request with Idempotency-Key "${key}" is still running; retry once it has finished.`);
   }
-  reply.status(found.answer.status).header('content-type', found.answer.contentType).header(replayedHeader, 'true').send(found.answer.body);
+  reply.status(found.answer.status).header('content-type', found.answer.contentType).header(replayedHeader, 'true').send(withRequestId(found.answer.body, request.id));
   return 'replayed';
 }
 

@@ -30,7 +30,7 @@ export const loggedUrl = (url: string): string => (url.includes('token=') ? url.
  * before its answer (`aborted`; Fastify's abort hook has no reply to time it by).
  */
 export function logRequest(request: FastifyRequest, outcome: { statusCode: number; ms: number } | { aborted: true }): void {
-  request.log.info({ method: request.method, url: loggedUrl(request.url), ...outcome }, 'request');
+  request.log.info({ method: request.method, url: loggedUrl(request.url), ip: request.ip, ...outcome }, 'request');
 }
 
 /** The outcome of an answered request, as `logRequest` takes it. */

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { postgresUrl, scratchDatabase } from './support/databases.js';
 import { startFakeLlm, toolResults } from './support/fake-llm.js';
-import { call, childSecretKey, type Env, runCli, runCliJson, startServerProcess, tempDataDir } from './support/processes.js';
+import { call, childSecretKey, type Env, runCli, runCliJson, runMain, startServerProcess, tempDataDir } from './support/processes.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { standardSignatureValid } from './support/webhooks/signatures.js';
 import { testTls } from './support/webhooks/tls.js';
@@ -158,6 +158,13 @@ describe.runIf(postgresUrl)('vigil migrate-to-postgres', () => {
       expect(moved.stdout).toContain(`DATABASE_URL=${to}`);
       expect(moved.stdout).toContain(`VIGIL_SECRET_KEY="$(cat ${path.join(data.dir, 'secret.key')})"`);
       expectRefused(await runCli(['migrate-to-postgres', '--to', to], env), /the target database is not empty/);
+      // DATABASE_URL forgotten: the stale embedded copy is refused, naming the target and the override.
+      const stale = await runMain(env).done;
+      expect(stale.code).toBe(1);
+      expect(stale.stderr).toContain(`vigil: ${data.dir} was moved to PostgreSQL (${new URL(to).toString()}) by vigil migrate-to-postgres at `);
+      expect(stale.stderr).toMatch(
+        /^vigil: .+ at \d{4}-\d\d-\d\dT[\d:.]+Z: start with DATABASE_URL set to that database, or set VIGIL_IGNORE_MOVED_TO_POSTGRES=true to run on the old embedded copy anyway\n$/,
+      );
 
       const secretKey = (await readFile(path.join(data.dir, 'secret.key'), 'utf8')).trim();
       expect(secretKey).not.toBe(childSecretKey);

@@ -137,7 +137,7 @@ describe.runIf(postgresUrl)('vigil against PostgreSQL', () => {
         apiKey: expect.stringMatching(apiKey),
         keyId: expect.stringMatching(keyId),
         adminUserId: expect.stringMatching(/^usr_/),
-        inviteUrl: expect.stringMatching(/^http:\/\/localhost:\d+\/welcome#token=[\w-]{43}$/),
+        inviteUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/welcome#token=[\w-]{43}$/),
       });
       const id = created.org.id;
       const reset = await runCliJson<{ url: string; userId: string }>(['user', 'reset-link', 'OPS@acme.test'], env);

@@ -50,7 +50,7 @@ describe.each(databaseKinds)('users on %s', (kind) => {
       status: 'invited',
       createdAt: '2026-04-01T09:10:00.250Z',
       updatedAt: '2026-04-01T09:10:00.250Z',
-      inviteUrl: expect.stringMatching(/^http:\/\/localhost:\d+\/welcome#token=[\w-]{43}$/),
+      inviteUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/welcome#token=[\w-]{43}$/),
     });
     const { inviteUrl, ...user } = invited.body.data as User & { inviteUrl: string };
     const [event] = (await eventsOf(t, org.orgId, 'user.invited')).filter((e) => e.data.id === user.id);

@@ -321,6 +321,7 @@ describe.each(databaseKinds)('connection address guard on %s', (kind) => {
       });
       expect(refused.status, host).toBe(422);
       expect(refused.body.details?.[0].field, host).toBe('host');
+      expect(refused.body.error, host).toMatch(/^host is .+; for a target on this machine or a private network in development, start Vigil with VIGIL_CONNECTIONS_ALLOW_PRIVATE=true\.$/);
     }
     const publicHost = await t.request('POST', 'connections', {
       apiKey: org.apiKey,

@@ -136,6 +136,7 @@ describe('the web console in Chromium', () => {
 
   it("shows a webhook's delivery history with real attempts from a local receiver, and a retry", async () => {
     await open(admin, 'Webhooks');
+    await expect(admin.getByText(/accepted only when the server runs with VIGIL_WEBHOOK_ALLOW_PRIVATE=true/).isVisible()).resolves.toBe(true);
     await check(admin, 'webhooks-empty');
     await admin.getByLabel('Name').fill('Ops receiver');
     await admin.getByLabel('Endpoint URL').fill(receiver.url('/flaky'));

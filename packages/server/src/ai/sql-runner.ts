@@ -4,6 +4,7 @@ import { NoTurnInTime } from '../platform/concurrency-limit.js';
 import { EmbeddedBudget, OverBudget } from './embedded-budget.js';
 import { type PlanNode, longValuesCost } from './long-values-cost.js';
 import type { ProjectReaders } from './project-reader.js';
+import { withNumericValues } from './numeric-columns.js';
 import { guardSql } from './sql-guard.js';
 
 export type ResultRow = Record<string, unknown>;
@@ -98,7 +99,10 @@ export async function runModelSql(
   if (!guarded.ok) return { ok: false, error: `Refused: ${guarded.reason}` };
   try {
     const { rows, truncated } = await readers.read(projectId, limits.statementTimeoutMs, async (tx) => {
-      const read = () => readCapped(tx, guarded.statement, limits.rowCap);
+      const read = async () => {
+        const result = await readCapped(tx, guarded.statement, limits.rowCap);
+        return { ...result, rows: await withNumericValues(tx, guarded.statement, result.rows) };
+      };
       const plan = await planOf(tx, guarded.statement, limits.rowCap);
       const columns = plan.Output?.length ?? 0;
       if (columns > maxResultColumns) {

@@ -6,7 +6,7 @@ import { databaseKinds } from './support/databases.js';
 import { type FakeLlm, toolResults } from './support/fake-llm.js';
 import { createProject, type ErrorBody, type One } from './support/resources.js';
 
-describe.each(databaseKinds)('AI questions on %s', (kind) => {
+describe.each(databaseKinds())('AI questions on %s', (kind) => {
   let ai: AiTestApp;
   let fake: FakeLlm;
   let t: TestApp;
@@ -265,7 +265,7 @@ describe.each(databaseKinds)('AI questions on %s', (kind) => {
   });
 });
 
-describe.each(databaseKinds)('AI not configured on %s', (kind) => {
+describe.each(databaseKinds())('AI not configured on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   beforeAll(async () => {

@@ -2,13 +2,14 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { postgresUrl, scratchDatabase } from './support/databases.js';
+import { scratchDatabase } from './support/databases.js';
 import { startFakeLlm, toolResults } from './support/fake-llm.js';
 import { call, childSecretKey, type Env, runCli, runCliJson, runMain, startServerProcess, tempDataDir } from './support/processes.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { standardSignatureValid } from './support/webhooks/signatures.js';
 import { testTls } from './support/webhooks/tls.js';
 import { waitFor } from './support/webhooks/wait.js';
+import { needs } from './support/requirements.js';
 
 type Listed = { data: Record<string, unknown>[] };
 
@@ -97,7 +98,7 @@ describe('vigil backup and restore of an embedded installation', () => {
   }, 300_000);
 });
 
-describe.runIf(postgresUrl)('vigil migrate-to-postgres', () => {
+describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('vigil migrate-to-postgres', () => {
   it('refuses while the server runs, then copies everything into an empty database that a server on PostgreSQL serves unchanged, questions included', async () => {
     const database = await scratchDatabase('vigil_moved');
     const to = database.url;

@@ -9,7 +9,7 @@ import { acceptLink, linkToken, signIn, type SignedIn } from './support/sessions
 const password = 'correct horse battery';
 const day = 24 * 60 * 60 * 1000;
 
-describe.each(databaseKinds)('console sign-in and roles on %s', (kind) => {
+describe.each(databaseKinds())('console sign-in and roles on %s', (kind) => {
   const clock = new ManualClock('2026-05-01T09:00:00.000Z');
   let t: TestApp;
   let org: TestOrg;

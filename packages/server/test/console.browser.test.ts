@@ -8,12 +8,13 @@ import { launchBrowser, seriousAccessibilityViolations, type TestBrowser } from 
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { testTls } from './support/webhooks/tls.js';
+import { needs } from './support/requirements.js';
 
 /** Set VIGIL_CONSOLE_SCREENSHOTS=1 to refresh the pictures in docs/console/ (docs/console.md shows them). */
 const screenshotDir = process.env.VIGIL_CONSOLE_SCREENSHOTS ? new URL('../../../docs/console/', import.meta.url).pathname : undefined;
 const password = 'correct horse battery';
 
-describe('the web console in Chromium', () => {
+describe.runIf(needs('chromium', 'the web console in Chromium'))('the web console in Chromium', () => {
   let t: TestApp;
   let org: TestOrg;
   let browser: TestBrowser;

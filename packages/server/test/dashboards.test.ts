@@ -6,7 +6,7 @@ import { upload } from './support/data.js';
 import { databaseKinds } from './support/databases.js';
 import { createProject, type ErrorBody, type List, type One } from './support/resources.js';
 
-describe.each(databaseKinds)('dashboards on %s', (kind) => {
+describe.each(databaseKinds())('dashboards on %s', (kind) => {
   let ai: AiTestApp;
   let t: TestApp;
   let org: TestOrg;

@@ -10,6 +10,7 @@ import { launchBrowser, seriousAccessibilityViolations, type TestBrowser } from 
 import { mintToken, seedDashboard, type SeededDashboard } from './support/dashboards.js';
 import { docsExample, embedSnippet, filledIn } from './support/docs-examples.js';
 import { createAlert, type One } from './support/resources.js';
+import { needs } from './support/requirements.js';
 
 const docsDir = fileURLToPath(new URL('../../../docs/', import.meta.url));
 
@@ -21,7 +22,7 @@ const hostileCss = `
   vigil-dashboard { line-height: 4; letter-spacing: 5px; }
 `;
 
-describe('the embed component in Chromium, on a page of another origin', () => {
+describe.runIf(needs('chromium', 'the embed component in Chromium'))('the embed component in Chromium, on a page of another origin', () => {
   let t: TestApp;
   let clock: ManualClock;
   let org: TestOrg;

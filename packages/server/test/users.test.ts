@@ -3,7 +3,7 @@ import { databaseKinds } from './support/databases.js';
 import { ManualClock, startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { allPages, type ErrorBody, eventsOf, inviteUser, type One, type User } from './support/resources.js';
 
-describe.each(databaseKinds)('users on %s', (kind) => {
+describe.each(databaseKinds())('users on %s', (kind) => {
   const clock = new ManualClock('2026-04-01T09:00:00.000Z');
   let t: TestApp;
   let org: TestOrg;

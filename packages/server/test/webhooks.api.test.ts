@@ -25,7 +25,7 @@ interface ErrorBody {
 // A public name that does not resolve on this machine: accepted at creation, checked again at every send.
 const publicUrl = 'https://hooks.example.com/vigil';
 
-describe.each(databaseKinds)('webhook API on %s', (kind) => {
+describe.each(databaseKinds())('webhook API on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;

@@ -168,6 +168,16 @@ describe.runIf(needs('chromium', 'the embed component in Chromium'))('the embed 
     expect(await shown(frame)).toEqual(expectedWidgets);
     const background = await frame.locator('vigil-dashboard').evaluate((element) => getComputedStyle(element.shadowRoot?.querySelector('.root') as HTMLElement).backgroundColor);
     expect(background).toBe('rgb(17, 24, 39)');
+
+    // On a phone's screen the documented iframe fits: nothing overflows the page sideways.
+    await page.setViewportSize({ width: 375, height: 740 });
+    const fit = await page.evaluate(() => ({
+      iframeRight: document.querySelector('iframe')!.getBoundingClientRect().right,
+      pageWidth: document.documentElement.scrollWidth,
+      viewport: window.innerWidth,
+    }));
+    expect(fit.iframeRight).toBeLessThanOrEqual(fit.viewport);
+    expect(fit.pageWidth).toBeLessThanOrEqual(fit.viewport);
   });
 
   it('shows a readable error, fires vigil-error and reads nothing for an expired, a revoked or another dashboard’s token', async () => {

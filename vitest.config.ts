@@ -1,7 +1,12 @@
 import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { skipLogVariable } from './packages/server/test/support/requirement-list.js';
 
 const require = createRequire(import.meta.url);
+// Where test groups write what they skipped (support/requirements.ts); the reporter prints it at the end.
+process.env[skipLogVariable] ??= path.join(os.tmpdir(), `vigil-test-skips-${process.pid}.jsonl`);
 
 export default defineConfig({
   // graphql ships CommonJS and ESM copies; Vite would pick the ESM one for our sources while Node loads
@@ -13,6 +18,6 @@ export default defineConfig({
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    reporters: ['default'],
+    reporters: ['default', './packages/server/test/support/test-report.ts'],
   },
 });

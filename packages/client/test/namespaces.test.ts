@@ -6,6 +6,7 @@ import { postgresUrl } from '../../server/test/support/databases.js';
 import { type Alert, Vigil, verifyWebhook, type WebhookEvent, WebhookVerificationError } from '../src/index.js';
 import { generatedFiles } from '../scripts/openapi-types.js';
 import { startClientTestServer, type ClientTestServer } from './support/server.js';
+import { needs } from '../../server/test/support/requirements.js';
 
 /** Every namespace against a real server on loopback, the way a user calls it. */
 describe('every namespace of the client against a real server', () => {
@@ -159,7 +160,7 @@ describe('every namespace of the client against a real server', () => {
     await vigil.connections.delete(connection.id);
   });
 
-  it.runIf(postgresUrl)('connections: import from a real PostgreSQL makes a dataset', async () => {
+  it.runIf(needs('postgres', 'PostgreSQL-only tests'))('connections: import from a real PostgreSQL makes a dataset', async () => {
     const url = new URL(postgresUrl!);
     const connection = await vigil.connections.create({
       name: 'Test database',

@@ -54,6 +54,8 @@ export interface Config {
   trustProxy: string[];
   /** Requests per minute per console session (VIGIL_SESSION_RATE_LIMIT). */
   sessionRateLimit: number;
+  /** Start on an embedded directory that `vigil migrate-to-postgres` has moved (VIGIL_IGNORE_MOVED_TO_POSTGRES). */
+  ignoreMovedToPostgres: boolean;
 }
 
 export class ConfigError extends Error {
@@ -143,6 +145,12 @@ function aiConfig(env: Env): AiConfig | undefined {
   return { baseUrl, model, apiKey: env.AI_API_KEY ?? '', timeoutMs: integer(env, 'AI_TIMEOUT_MS', 60_000, 1, 600_000) };
 }
 
+/** The host of the links Vigil prints by default: the address it listens on, as its start banner shows it. */
+function linkHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65_535);
   const host = env.HOST?.trim() || '127.0.0.1';
@@ -158,7 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['api', 'worker', 'all'].includes(role)) {
     throw new ConfigError('VIGIL_ROLE', `must be api, worker or all, got "${env.VIGIL_ROLE}"`);
   }
-  const siteUrl = (url(env, 'VIGIL_SITE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const siteUrl = (url(env, 'VIGIL_SITE_URL', ['http:', 'https:']) ?? `http://${linkHost(host)}:${port}`).replace(/\/+$/, '');
   return {
     port,
     host,
@@ -191,5 +199,6 @@ export function loadConfig(env: Env = process.env): Config {
     retentionDays: integer(env, 'VIGIL_RETENTION_DAYS', 30, 1, 36_500),
     trustProxy: trustedProxies(env),
     sessionRateLimit: integer(env, 'VIGIL_SESSION_RATE_LIMIT', 600, 1, 1_000_000),
+    ignoreMovedToPostgres: boolean(env, 'VIGIL_IGNORE_MOVED_TO_POSTGRES'),
   };
 }

@@ -15,7 +15,7 @@ import {
 
 const start = '2026-03-01T10:00:00.000Z';
 
-describe.each(databaseKinds)('alerts on %s', (kind) => {
+describe.each(databaseKinds())('alerts on %s', (kind) => {
   const clock = new ManualClock(start);
   let t: TestApp;
   let org: TestOrg;

@@ -25,7 +25,7 @@ describe('configuration from the environment', () => {
       dataDir: path.resolve('./data'),
       databaseUrl: undefined,
       redisUrl: undefined,
-      siteUrl: 'http://localhost:3000',
+      siteUrl: 'http://127.0.0.1:3000',
       secretKey: undefined,
       role: 'all',
       ai: undefined,
@@ -38,6 +38,7 @@ describe('configuration from the environment', () => {
       requestTimeoutMs: 120_000,
       logLevel: 'info',
       retentionDays: 30,
+      ignoreMovedToPostgres: false,
       projectSql: { poolSize: 4, maxWaitMs: 5_000 },
     });
   });
@@ -66,6 +67,7 @@ describe('configuration from the environment', () => {
       VIGIL_AI_SQL_QUEUE_MS: '750',
       LOG_LEVEL: 'debug',
       VIGIL_RETENTION_DAYS: '90',
+      VIGIL_IGNORE_MOVED_TO_POSTGRES: 'true',
     });
     // toMatchObject: features add their own settings beside these.
     expect(config).toMatchObject({
@@ -88,7 +90,14 @@ describe('configuration from the environment', () => {
       projectSql: { poolSize: 2, maxWaitMs: 750 },
       logLevel: 'debug',
       retentionDays: 90,
+      ignoreMovedToPostgres: true,
     });
+  });
+
+  it('links to the address it listens on, as the start banner shows it', () => {
+    expect(loadConfig({ PORT: '8080' }).siteUrl).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ HOST: '0.0.0.0' }).siteUrl).toBe('http://127.0.0.1:3000');
+    expect(loadConfig({ HOST: '::1' }).siteUrl).toBe('http://[::1]:3000');
   });
 
   it.each([

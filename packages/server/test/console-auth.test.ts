@@ -9,7 +9,7 @@ import { acceptLink, linkToken, signIn, type SignedIn } from './support/sessions
 const password = 'correct horse battery';
 const day = 24 * 60 * 60 * 1000;
 
-describe.each(databaseKinds)('console sign-in and roles on %s', (kind) => {
+describe.each(databaseKinds())('console sign-in and roles on %s', (kind) => {
   const clock = new ManualClock('2026-05-01T09:00:00.000Z');
   let t: TestApp;
   let org: TestOrg;
@@ -22,7 +22,7 @@ describe.each(databaseKinds)('console sign-in and roles on %s', (kind) => {
   afterAll(() => t.close());
 
   it('gives the founding admin a one-time link; accepting sets a password, joins, and opens a session', async () => {
-    expect(org.inviteUrl).toMatch(/^http:\/\/localhost:\d+\/welcome#token=[\w-]{43}$/);
+    expect(org.inviteUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/welcome#token=[\w-]{43}$/);
     const described = await t.request('POST', 'session/link', { body: { token: linkToken(org.inviteUrl!) } });
     expect(described.body).toEqual({ data: { email: 'founder@example.com', orgName: 'Test Org', expiresAt: '2026-05-08T09:00:00.000Z' } });
 

@@ -8,12 +8,13 @@ import { launchBrowser, seriousAccessibilityViolations, type TestBrowser } from 
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { testTls } from './support/webhooks/tls.js';
+import { needs } from './support/requirements.js';
 
 /** Set VIGIL_CONSOLE_SCREENSHOTS=1 to refresh the pictures in docs/console/ (docs/console.md shows them). */
 const screenshotDir = process.env.VIGIL_CONSOLE_SCREENSHOTS ? new URL('../../../docs/console/', import.meta.url).pathname : undefined;
 const password = 'correct horse battery';
 
-describe('the web console in Chromium', () => {
+describe.runIf(needs('chromium', 'the web console in Chromium'))('the web console in Chromium', () => {
   let t: TestApp;
   let org: TestOrg;
   let browser: TestBrowser;
@@ -136,6 +137,7 @@ describe('the web console in Chromium', () => {
 
   it("shows a webhook's delivery history with real attempts from a local receiver, and a retry", async () => {
     await open(admin, 'Webhooks');
+    await expect(admin.getByText(/accepted only when the server runs with VIGIL_WEBHOOK_ALLOW_PRIVATE=true/).isVisible()).resolves.toBe(true);
     await check(admin, 'webhooks-empty');
     await admin.getByLabel('Name').fill('Ops receiver');
     await admin.getByLabel('Endpoint URL').fill(receiver.url('/flaky'));

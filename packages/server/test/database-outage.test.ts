@@ -13,12 +13,13 @@ import { call } from './support/processes.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { testTls } from './support/webhooks/tls.js';
 import { waitFor } from './support/webhooks/wait.js';
+import { needs } from './support/requirements.js';
 
 /** Short bounds, so that the frozen-server case takes about a second. */
 const connectTimeoutMs = 500;
 const statementTimeoutMs = 1000;
 
-describe.runIf(postgresBinDir)('a PostgreSQL server of its own that restarts, stops and freezes', () => {
+describe.runIf(postgresBinDir !== undefined || needs('postgres-server', 'a private PostgreSQL server'))('a PostgreSQL server of its own that restarts, stops and freezes', () => {
   let server: PostgresServer;
   let db: Db;
   let app: App;

@@ -5,7 +5,7 @@ import { createProject, type Dataset, dropProjectSchemas, type ErrorBody, eventu
 import { databaseKinds } from './support/databases.js';
 
 /** Uploads built to hurt: each is refused with a clear answer and leaves no dataset or table behind. */
-describe.each(databaseKinds)('hostile uploads on %s', (kind) => {
+describe.each(databaseKinds())('hostile uploads on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let projectId: string;

@@ -23,7 +23,7 @@ interface Export {
   expiresAt: string | null;
 }
 
-describe.each(databaseKinds)('exports on %s', (kind) => {
+describe.each(databaseKinds())('exports on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;

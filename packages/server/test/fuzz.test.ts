@@ -52,7 +52,7 @@ function expectErrorFormat(call: Call, response: HttpResult<unknown>): void {
   expect(JSON.stringify(body).length, where).toBeLessThan(20_000);
 }
 
-describe.each(databaseKinds)('hostile input on every operation of the OpenAPI document, on %s', (kind) => {
+describe.each(databaseKinds())('hostile input on every operation of the OpenAPI document, on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let admin: SignedIn;

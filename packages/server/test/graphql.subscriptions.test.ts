@@ -7,7 +7,7 @@ import { waitFor } from './support/webhooks/wait.js';
 
 const alertCreated = 'subscription ($p: ID) { alertCreated(projectId: $p) { id title severity status project { name } } }';
 
-describe.each(databaseKinds)('GraphQL subscriptions on %s', (kind) => {
+describe.each(databaseKinds())('GraphQL subscriptions on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;

@@ -8,7 +8,7 @@ import { graphql } from './support/graphql.js';
 import { createAlert, createProject, eventsOf, inviteUser } from './support/resources.js';
 import { repoRoot } from './support/processes.js';
 
-describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
+describe.each(databaseKinds())('GraphQL over HTTP on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;

@@ -4,7 +4,7 @@ import { databaseKinds } from './support/databases.js';
 import { type Alert, createProject, type ErrorBody, eventsOf, type List, type One, type Project } from './support/resources.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 
-describe.each(databaseKinds)('Idempotency-Key on %s', (kind) => {
+describe.each(databaseKinds())('Idempotency-Key on %s', (kind) => {
   const clock = new ManualClock('2026-04-01T08:00:00.000Z');
   let t: TestApp;
   let org: TestOrg;

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { launchBrowser, type TestBrowser } from './support/browser.js';
+import { needs } from './support/requirements.js';
 
 // The page does not depend on the database, so one database kind is enough here.
-describe('the reference page at /docs in a browser', () => {
+describe.runIf(needs('chromium', 'the reference page in a browser'))('the reference page at /docs in a browser', () => {
   let t: TestApp;
   let org: TestOrg;
   let browser: TestBrowser;

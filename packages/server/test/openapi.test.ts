@@ -32,7 +32,7 @@ interface OpenApi {
 const operationsOf = (spec: OpenApi) =>
   Object.entries(spec.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
 
-describe.each(databaseKinds)('the OpenAPI document and reference page on %s', (kind) => {
+describe.each(databaseKinds())('the OpenAPI document and reference page on %s', (kind) => {
   let t: TestApp;
   let spec: OpenApi;
 

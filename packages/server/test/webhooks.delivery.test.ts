@@ -40,7 +40,7 @@ interface Delivery {
 const minute = 60_000;
 const schedule = [0, minute, 5 * minute, 15 * minute, 30 * minute];
 
-describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
+describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let receiver: Receiver;
@@ -315,7 +315,7 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
   });
 });
 
-describe.each(databaseKinds)('a first wait in the retry schedule on %s', (kind) => {
+describe.each(databaseKinds())('a first wait in the retry schedule on %s', (kind) => {
   it('holds attempt 1 back for the first value of VIGIL_WEBHOOK_RETRY_SCHEDULE_MS', async () => {
     const clock = new ManualClock('2026-05-01T00:00:00.000Z');
     const receiver = await Receiver.start();

@@ -20,7 +20,7 @@ async function roleChangingOperations(t: TestApp): Promise<{ method: string; pat
   );
 }
 
-describe.each(databaseKinds)('only an admin session makes an admin, on %s', (kind) => {
+describe.each(databaseKinds())('only an admin session makes an admin, on %s', (kind) => {
   const clock = new ManualClock('2026-06-01T09:00:00.000Z');
   let t: TestApp;
   let org: TestOrg;

@@ -37,7 +37,7 @@ function configFor(siteUrl: string, projectId: string, keyFile: string): string 
   return config;
 }
 
-describe.runIf(available).each(databaseKinds)('a real Alertmanager sending to Vigil on %s', (kind) => {
+describe.runIf(available).each(databaseKinds())('a real Alertmanager sending to Vigil on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let project: Project;

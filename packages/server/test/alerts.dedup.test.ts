@@ -25,7 +25,7 @@ function countingStatements(db: Db): { db: Db; statements: () => number } {
   return { db: wrapped, statements: () => statements };
 }
 
-describe.each(databaseKinds)('alert deduplication (dedupKey) on %s', (kind) => {
+describe.each(databaseKinds())('alert deduplication (dedupKey) on %s', (kind) => {
   const clock = new ManualClock('2026-04-01T09:00:00.000Z');
   let t: TestApp;
   let org: TestOrg;

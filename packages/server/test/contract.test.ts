@@ -31,7 +31,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const methods = ['get', 'post', 'put', 'patch', 'delete'];
 const foreignId = (segment: string) => `${segment.replace(/s$/, '').replace('-', '')}_01jz0000000000000000000000`;
 
-describe.each(databaseKinds)('every answer of every operation is declared in the contract, on %s', (kind) => {
+describe.each(databaseKinds())('every answer of every operation is declared in the contract, on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;

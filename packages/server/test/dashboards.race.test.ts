@@ -6,7 +6,7 @@ import { databaseKinds } from './support/databases.js';
 
 const rounds = 40;
 
-describe.each(databaseKinds)('granting a project\'s read role while its datasets come and go, on %s', (kind) => {
+describe.each(databaseKinds())('granting a project\'s read role while its datasets come and go, on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
 

@@ -16,7 +16,7 @@ const create = 'mutation Create($name: String!) { createProject(input: { name: $
 const missing = 'query Missing { project(id: "proj_00000000000000000000000000") { id } }';
 const live = 'subscription Live { alertCreated { id title } }';
 
-describe.each(databaseKinds)('GraphQL clients against the server on %s', (kind) => {
+describe.each(databaseKinds())('GraphQL clients against the server on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   const endpoint = () => `${t.baseUrl}/api/graphql`;

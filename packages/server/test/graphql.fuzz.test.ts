@@ -120,7 +120,7 @@ function operationCases(schema: GraphQLSchema, ids: { own: string; foreign: stri
   return cases;
 }
 
-describe.each(databaseKinds)('GraphQL fuzzing over the introspected schema on %s', (kind) => {
+describe.each(databaseKinds())('GraphQL fuzzing over the introspected schema on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;

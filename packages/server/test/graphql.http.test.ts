@@ -15,7 +15,7 @@ interface Body {
 /** Log lines at error level or above (pino: 50). */
 const errorLines = (logs: string[]) => logs.filter((line) => /"level":(5|6)\d/.test(line));
 
-describe.each(databaseKinds)('GraphQL over HTTP, as its spec and its clients expect, on %s', (kind) => {
+describe.each(databaseKinds())('GraphQL over HTTP, as its spec and its clients expect, on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   const url = () => `${t.baseUrl}/api/graphql`;

@@ -22,7 +22,7 @@ function served(value: unknown): number {
   return Object.values(value).reduce((sum: number, field) => sum + (Array.isArray(field) ? served(field) : 1 + served(field)), 0);
 }
 
-describe.each(databaseKinds)('GraphQL limits on %s', (kind) => {
+describe.each(databaseKinds())('GraphQL limits on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;

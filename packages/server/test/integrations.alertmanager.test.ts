@@ -47,7 +47,7 @@ describe('the severity label onto Vigil severities', () => {
   });
 });
 
-describe.each(databaseKinds)('POST /integrations/alertmanager on %s', (kind) => {
+describe.each(databaseKinds())('POST /integrations/alertmanager on %s', (kind) => {
   const clock = new ManualClock('2026-06-01T08:00:05.000Z');
   let t: TestApp;
   let org: TestOrg;

@@ -6,7 +6,7 @@ import { acceptLink, signIn, type SignedIn } from './support/sessions.js';
 
 const perMinute = 5;
 
-describe.each(databaseKinds)('a console session\'s own rate limit on %s', (kind) => {
+describe.each(databaseKinds())('a console session\'s own rate limit on %s', (kind) => {
   const clock = new ManualClock('2026-08-01T09:00:10.000Z');
   let t: TestApp;
   let org: TestOrg;

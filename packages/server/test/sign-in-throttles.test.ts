@@ -14,7 +14,7 @@ const wrongPassword = 'not the password at all';
 const newAddress = () => `203.0.113.${randomBytes(1)[0]}`;
 const counts = (statuses: number[]) => statuses.reduce<Record<number, number>>((all, status) => ({ ...all, [status]: (all[status] ?? 0) + 1 }), {});
 
-describe.each(databaseKinds)('sign-in throttles behind a trusted proxy on %s', (kind) => {
+describe.each(databaseKinds())('sign-in throttles behind a trusted proxy on %s', (kind) => {
   const clock = new ManualClock('2026-07-01T09:00:00.000Z');
   let t: TestApp;
   let org: TestOrg;

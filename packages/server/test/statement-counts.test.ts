@@ -34,7 +34,7 @@ const expected = {
   'GraphQL { alerts(first: 20) }': 1,
 } as const;
 
-describe.each(databaseKinds)('SQL statements per request on %s', (kind) => {
+describe.each(databaseKinds())('SQL statements per request on %s', (kind) => {
   let counted: CountedDb;
   let t: TestApp;
   let org: TestOrg;

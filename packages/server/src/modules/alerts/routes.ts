@@ -5,7 +5,7 @@ import { answerOnce } from '../../platform/idempotency.js';
 import { PageQuery, listOf, single } from '../../platform/pagination.js';
 import { IdParams, NoContent, responses } from '../../platform/route-schemas.js';
 import { Alert, AlertFilters, AssignAlert, CreateAlert, UpdateAlert } from './schema.js';
-import type { AlertService } from './service.js';
+import type { AlertService, RaisedAlert } from './service.js';
 
 const AlertListQuery = Type.Composite([PageQuery, AlertFilters]);
 const oneAlert = responses({ 200: single(Alert) });
@@ -44,7 +44,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertService }> = 
       config: { idempotentInTransaction: true },
     },
     (request, reply) =>
-      answerOnce(request, reply, {
+      answerOnce<RaisedAlert>(request, reply, {
         status: ({ repeated }) => (repeated ? 200 : 201),
         change: (within) => alerts.raise(request.caller.orgId, request.body, within),
         answerOf: ({ alert }) => ({ data: alert }),

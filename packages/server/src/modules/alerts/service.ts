@@ -21,6 +21,8 @@ import {
   updateAlert,
 } from './store.js';
 
+export type { RaisedAlert };
+
 export class AlertService {
   constructor(private readonly ctx: ServiceContext) {}
 

@@ -8,6 +8,7 @@ import { Datasets } from './resources/datasets.js';
 import { Embed } from './resources/embed.js';
 import { Exports } from './resources/exports.js';
 import { History } from './resources/history.js';
+import { Integrations } from './resources/integrations.js';
 import { Projects } from './resources/projects.js';
 import { Usage } from './resources/usage.js';
 import { Users } from './resources/users.js';
@@ -95,6 +96,7 @@ export class Vigil {
   readonly exports = new Exports(this);
   readonly dashboards = new Dashboards(this);
   readonly embed = new Embed(this);
+  readonly integrations = new Integrations(this);
   readonly #apiKey: string;
   readonly #fetch: typeof fetch;
   readonly #defaultHeaders: Record<string, string>;

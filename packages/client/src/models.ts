@@ -28,6 +28,7 @@ export type DashboardData = DataOf<Operation<'/api/v1/dashboards/{id}/data', 'ge
 export type EmbedToken = DataOf<Operation<'/api/v1/embed/tokens', 'get'>>;
 /** An embed token as minted: with its `token` and `embedUrl`; the token is never shown again. */
 export type CreatedEmbedToken = DataOf<Operation<'/api/v1/embed/tokens', 'post'>>;
+export type AlertmanagerResult = DataOf<Operation<'/api/v1/integrations/alertmanager', 'post'>>;
 export type EmbedSettings = DataOf<Operation<'/api/v1/embed/settings', 'get'>>;
 
 /** A webhook delivery's body, typed by its `event`: `event.event === 'alert.created'` makes `event.data` an `Alert`. */

@@ -81,6 +81,26 @@ describe('every namespace of the client against a real server', () => {
     expect((await vigil.alerts.list({ projectId })).data.map((a) => a.id)).not.toContain(alert.id);
   });
 
+  it('alerts: a create with a dedupKey repeats the open alert (occurrences + 1), and list filters by it', async () => {
+    const first = await vigil.alerts.create({ projectId, title: 'Backup failed', severity: 'high', dedupKey: 'backup/db-1' });
+    const repeat = await vigil.alerts.create({ projectId, title: 'Backup failed', severity: 'high', dedupKey: 'backup/db-1' });
+    expect(first).toMatchObject({ dedupKey: 'backup/db-1', occurrences: 1, lastSeenAt: first.createdAt });
+    expect(repeat).toMatchObject({ id: first.id, occurrences: 2 });
+    const listed: Alert[] = [];
+    for await (const alert of vigil.alerts.list({ dedupKey: 'backup/db-1' })) listed.push(alert);
+    expect(listed.map((alert) => [alert.id, alert.occurrences])).toEqual([[first.id, 2]]);
+  });
+
+  it('integrations: an Alertmanager notification opens, repeats and resolves alerts keyed by fingerprint', async () => {
+    const alert = { status: 'firing' as const, labels: { alertname: 'InstanceDown', severity: 'critical' }, fingerprint: 'fp-client-1' };
+    expect(await vigil.integrations.alertmanager(projectId, { version: '4', alerts: [alert] })).toEqual({ created: 1, repeated: 0, resolved: 0 });
+    expect(await vigil.integrations.alertmanager(projectId, { version: '4', alerts: [alert] })).toEqual({ created: 0, repeated: 1, resolved: 0 });
+    const resolved = await vigil.integrations.alertmanager(projectId, { version: '4', alerts: [{ ...alert, status: 'resolved' }] });
+    expect(resolved).toEqual({ created: 0, repeated: 0, resolved: 1 });
+    const [stored] = (await vigil.alerts.list({ dedupKey: 'fp-client-1' })).data;
+    expect(stored).toMatchObject({ title: 'InstanceDown', severity: 'critical', status: 'resolved', occurrences: 2 });
+  });
+
   it('users: invite, list, retrieve, update, deactivate, activate', async () => {
     const invited = await vigil.users.invite({ email: 'new.person@example.com', role: 'member' });
     expect(invited).toMatchObject({ email: 'new.person@example.com', status: 'invited', role: 'member' });

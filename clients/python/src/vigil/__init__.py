@@ -26,6 +26,7 @@ from ._errors import (
 )
 from ._models import (
     Alert,
+    AlertmanagerResult,
     ChatAnswer,
     Connection,
     Dashboard,
@@ -80,6 +81,7 @@ __all__ = [
     "InternalServerError",
     "WebhookVerificationError",
     "Alert",
+    "AlertmanagerResult",
     "ChatAnswer",
     "Connection",
     "Dashboard",

@@ -10,13 +10,13 @@ export interface paths {
         };
         /**
          * List alerts
-         * @description Newest first, optionally filtered by project, status and severity.
+         * @description Newest first, optionally filtered by project, status, severity and dedupKey.
          */
         get: operations["listAlerts"];
         put?: never;
         /**
          * Create an alert
-         * @description A critical alert also sends alert.critical.
+         * @description A critical alert also sends alert.critical. With a dedupKey that an active or acknowledged alert of the project already has, nothing is created: that alert is answered with 200, its occurrences incremented and lastSeenAt set, and no event is sent.
          */
         post: operations["createAlert"];
         delete?: never;
@@ -518,6 +518,26 @@ export interface paths {
         post?: never;
         /** Delete a history entry */
         delete: operations["deleteHistoryEntry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/alertmanager": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive Prometheus Alertmanager's webhook
+         * @description Point an Alertmanager webhook receiver here, with the API key in http_config.authorization (docs/integrations.md). Each firing alert becomes a Vigil alert whose dedupKey is its fingerprint, or counts a repeat of the open one; each resolved alert resolves it. At most 1000 alerts, applied in one transaction: all or none.
+         */
+        post: operations["receiveAlertmanagerWebhook"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1351,9 +1371,18 @@ export interface components {
             assigneeId: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description The key repeats of this alert are recognized by; null when it was created without one. */
+            dedupKey: string | null;
             description: string | null;
             /** @example alrt_01jd3v7f3ygc0x6m8pj6kq2e9r */
             id: string;
+            /**
+             * Format: date-time
+             * @description When it was last raised: createdAt, or the time of the latest repeat.
+             */
+            lastSeenAt: string;
+            /** @description How many times it was raised: 1, plus one for each repeat of its dedupKey while it was open. */
+            occurrences: number;
             projectId: string;
             /** Format: date-time */
             resolvedAt: string | null;
@@ -2251,6 +2280,8 @@ export interface operations {
             query?: {
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
+                /** @description Only alerts with this dedupKey, open or resolved. */
+                dedupKey?: string;
                 /** @description Items per page, 1 to 100. */
                 limit?: number;
                 projectId?: string;
@@ -2355,6 +2386,8 @@ export interface operations {
             content: {
                 "application/json": {
                     area?: string | null;
+                    /** @description While an alert of the project with this key is active or acknowledged, a POST counts a repeat of it (200, occurrences + 1) instead of creating another. */
+                    dedupKey?: string;
                     description?: string | null;
                     projectId: string;
                     /** @enum {string} */
@@ -2366,7 +2399,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created. */
+            /** @description A repeat: the open alert with this dedupKey, counted once more. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Alert"];
+                    };
+                };
+            };
+            /** @description The new alert. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7271,6 +7320,188 @@ export interface operations {
             };
             /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveAlertmanagerWebhook: {
+        parameters: {
+            query: {
+                /** @description The project the alerts belong to. */
+                projectId: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with this key runs and its answer is kept for 24 hours; a repeat of the same request gets that answer again and changes nothing. 1 to 255 printable ASCII characters (a UUID). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Prometheus Alertmanager's webhook payload, version 4, as its webhook receiver sends it. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    alerts: {
+                        annotations?: {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        endsAt?: string;
+                        /** @description Becomes the Vigil alert’s dedupKey. */
+                        fingerprint: string;
+                        generatorURL?: string;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        startsAt?: string;
+                        /** @enum {string} */
+                        status: "firing" | "resolved";
+                    }[];
+                    commonAnnotations?: {
+                        [key: string]: string;
+                    };
+                    commonLabels?: {
+                        [key: string]: string;
+                    };
+                    externalURL?: string;
+                    groupKey?: string;
+                    groupLabels?: {
+                        [key: string]: string;
+                    };
+                    receiver?: string;
+                    /** @enum {string} */
+                    status?: "firing" | "resolved";
+                    truncatedAlerts?: number;
+                    /**
+                     * @description The payload version Alertmanager sends: "4".
+                     * @enum {string}
+                     */
+                    version: "4";
+                };
+            };
+        };
+        responses: {
+            /** @description What the notification did, counted per alert. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Firing alerts that opened a new Vigil alert. */
+                            created: number;
+                            /** @description Firing alerts that repeated an open Vigil alert (its occurrences counted once more). */
+                            repeated: number;
+                            /** @description Resolved alerts that resolved an open Vigil alert; one with no open alert counts nowhere. */
+                            resolved: number;
+                        };
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with the same Idempotency-Key is still running; retry after a moment. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

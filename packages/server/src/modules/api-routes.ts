@@ -9,6 +9,7 @@ import { datasetRoutes } from './datasets/routes.js';
 import { embedRoutes } from './embed/routes.js';
 import { exportRoutes } from './exports/routes.js';
 import { historyRoutes } from './history/routes.js';
+import { integrationRoutes } from './integrations/routes.js';
 import { projectRoutes } from './projects/routes.js';
 import { usageRoutes } from './usage/routes.js';
 import { userRoutes } from './users/routes.js';
@@ -29,4 +30,5 @@ export const apiRoutes: FastifyPluginAsyncTypebox<{ services: Services; keyRevok
   await app.register(apiKeyRoutes, { apiKeys: services.apiKeys, keyRevoked });
   await app.register(dashboardRoutes, { dashboards: services.dashboards });
   await app.register(embedRoutes, { embed: services.embed });
+  await app.register(integrationRoutes, { integrations: services.integrations });
 };

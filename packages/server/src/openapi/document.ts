@@ -16,6 +16,7 @@ const namespaces: Record<string, string> = {
   exports: 'Alerts, query history and datasets as CSV, JSON or Excel files.',
   dashboards: "Charts and tables over a project's alerts and datasets, each widget a structured query or a guarded SELECT.",
   embed: 'Short-lived tokens that let another site show one dashboard, and the origins allowed to embed.',
+  integrations: 'Alerts from other monitoring systems in their own formats: Prometheus Alertmanager.',
   apiKeys: "The organization's API keys; managed by admins signed in to the console, never with an API key.",
 };
 

@@ -19,6 +19,7 @@ from .resources import (
     AsyncEmbed,
     AsyncExports,
     AsyncHistory,
+    AsyncIntegrations,
     AsyncProjects,
     AsyncUsage,
     AsyncUsers,
@@ -59,6 +60,7 @@ class AsyncVigil:
         self.exports = AsyncExports(self)
         self.dashboards = AsyncDashboards(self)
         self.embed = AsyncEmbed(self)
+        self.integrations = AsyncIntegrations(self)
 
     @property
     def base_url(self) -> str:

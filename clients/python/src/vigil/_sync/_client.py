@@ -20,6 +20,7 @@ from .resources import (
     Embed,
     Exports,
     History,
+    Integrations,
     Projects,
     Usage,
     Users,
@@ -60,6 +61,7 @@ class Vigil:
         self.exports = Exports(self)
         self.dashboards = Dashboards(self)
         self.embed = Embed(self)
+        self.integrations = Integrations(self)
 
     @property
     def base_url(self) -> str:

@@ -15,7 +15,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertService }> = 
     '/alerts',
     {
       schema: {
-        ...operation('listAlerts', 'alerts.list', 'List alerts', 'Newest first, optionally filtered by project, status and severity.'),
+        ...operation('listAlerts', 'alerts.list', 'List alerts', 'Newest first, optionally filtered by project, status, severity and dedupKey.'),
         querystring: AlertListQuery,
         response: responses({ 200: listOf(Alert) }),
       },
@@ -30,12 +30,21 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ alerts: AlertService }> = 
     '/alerts',
     {
       schema: {
-        ...operation('createAlert', 'alerts.create', 'Create an alert', 'A critical alert also sends alert.critical.'),
+        ...operation(
+          'createAlert',
+          'alerts.create',
+          'Create an alert',
+          'A critical alert also sends alert.critical. With a dedupKey that an active or acknowledged alert of the project already has, ' +
+            'nothing is created: that alert is answered with 200, its occurrences incremented and lastSeenAt set, and no event is sent.',
+        ),
         body: CreateAlert,
-        response: responses({ 201: single(Alert) }),
+        response: responses({ 200: single(Alert, 'A repeat: the open alert with this dedupKey, counted once more.'), 201: single(Alert, 'The new alert.') }),
       },
     },
-    async (request, reply) => reply.status(201).send({ data: await alerts.create(request.caller.orgId, request.body) }),
+    async (request, reply) => {
+      const { alert, repeated } = await alerts.raise(request.caller.orgId, request.body);
+      return reply.status(repeated ? 200 : 201).send({ data: alert });
+    },
   );
 
   app.get(

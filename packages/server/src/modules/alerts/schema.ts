@@ -26,6 +26,9 @@ export const Alert = Type.Object(
     updatedAt: Timestamp,
     acknowledgedAt: NullableTimestamp,
     resolvedAt: NullableTimestamp,
+    dedupKey: NullableString({ description: 'The key repeats of this alert are recognized by; null when it was created without one.' }),
+    occurrences: Type.Integer({ minimum: 1, description: 'How many times it was raised: 1, plus one for each repeat of its dedupKey while it was open.' }),
+    lastSeenAt: Type.String({ format: 'date-time', description: 'When it was last raised: createdAt, or the time of the latest repeat.' }),
   },
   { $id: 'Alert' },
 );
@@ -40,8 +43,15 @@ const editable = {
   threshold: OptionalText(200),
 };
 
+const DedupKey = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description:
+    'While an alert of the project with this key is active or acknowledged, a POST counts a repeat of it (200, occurrences + 1) instead of creating another.',
+});
+
 export const CreateAlert = Type.Object(
-  { ...editable, projectId: Type.String({ minLength: 1, maxLength: 100 }) },
+  { ...editable, projectId: Type.String({ minLength: 1, maxLength: 100 }), dedupKey: Type.Optional(DedupKey) },
   { additionalProperties: false },
 );
 export type CreateAlert = Static<typeof CreateAlert>;
@@ -55,5 +65,6 @@ export const AlertFilters = Type.Object({
   projectId: Type.Optional(Type.String({ maxLength: 100 })),
   status: Type.Optional(StatusEnum),
   severity: Type.Optional(SeverityEnum),
+  dedupKey: Type.Optional(Type.String({ maxLength: 255, description: 'Only alerts with this dedupKey, open or resolved.' })),
 });
 export type AlertFilters = Static<typeof AlertFilters>;

@@ -8,7 +8,17 @@ import { findProject } from '../projects/store.js';
 import { findUser } from '../users/store.js';
 import { type AlertMove, canMove } from './lifecycle.js';
 import type { Alert, AlertFilters, CreateAlert, UpdateAlert } from './schema.js';
-import { type AlertChanges, deleteAlert, findAlert, insertAlert, listAlerts, listAlertsOfProjects, updateAlert } from './store.js';
+import {
+  type AlertChanges,
+  deleteAlert,
+  findAlert,
+  insertOrRepeatAlert,
+  listAlerts,
+  listAlertsOfProjects,
+  type RaisedAlert,
+  resolveOpenAlert,
+  updateAlert,
+} from './store.js';
 
 export class AlertService {
   constructor(private readonly ctx: ServiceContext) {}
@@ -22,7 +32,7 @@ export class AlertService {
   async listOfProjects(
     orgId: string,
     projectIds: readonly string[],
-    filters: Omit<AlertFilters, 'projectId'>,
+    filters: Omit<AlertFilters, 'projectId' | 'dedupKey'>,
     page: PageQuery,
   ): Promise<Map<string, Alert[]>> {
     const byProject = new Map<string, Alert[]>(projectIds.map((id) => [id, []]));
@@ -37,14 +47,37 @@ export class AlertService {
   }
 
   async create(orgId: string, input: CreateAlert): Promise<Alert> {
+    return (await this.raise(orgId, input)).alert;
+  }
+
+  /** Creates the alert, or counts a repeat of the project's open alert with the same dedupKey. */
+  async raise(orgId: string, input: CreateAlert): Promise<RaisedAlert> {
     return this.ctx.db.transaction(async (tx) => {
       found(await findProject(tx, orgId, input.projectId, true), 'project');
-      const at = this.ctx.clock.now();
-      const alert = await insertAlert(tx, orgId, newId('alert', at.getTime()), input, at);
-      await recordEvent(tx, this.ctx.clock, orgId, 'alert.created', alert);
-      if (alert.severity === 'critical') await recordEvent(tx, this.ctx.clock, orgId, 'alert.critical', alert);
-      return alert;
+      return this.raiseIn(tx, orgId, input);
     });
+  }
+
+  /**
+   * `raise` in the caller's transaction, whose project the caller has checked. A repeat records no
+   * event: like PagerDuty's deduplicated triggers, it pages nobody and announces nothing
+   * (docs/integrations.md), and the alert keeps what its first POST said.
+   */
+  async raiseIn(tx: Queryable, orgId: string, input: CreateAlert): Promise<RaisedAlert> {
+    const at = this.ctx.clock.now();
+    const raised = await insertOrRepeatAlert(tx, orgId, newId('alert', at.getTime()), input, at);
+    if (!raised.repeated) {
+      await recordEvent(tx, this.ctx.clock, orgId, 'alert.created', raised.alert);
+      if (raised.alert.severity === 'critical') await recordEvent(tx, this.ctx.clock, orgId, 'alert.critical', raised.alert);
+    }
+    return raised;
+  }
+
+  /** In the caller's transaction: resolves the project's open alert with this dedupKey, if any (`alert.resolved`). */
+  async resolveByDedupKeyIn(tx: Queryable, orgId: string, projectId: string, dedupKey: string): Promise<Alert | undefined> {
+    const alert = await resolveOpenAlert(tx, orgId, projectId, dedupKey, this.ctx.clock.now());
+    if (alert) await recordEvent(tx, this.ctx.clock, orgId, 'alert.resolved', alert);
+    return alert;
   }
 
   async update(orgId: string, id: string, input: UpdateAlert): Promise<Alert> {

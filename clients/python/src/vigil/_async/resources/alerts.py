@@ -15,10 +15,11 @@ class AsyncAlerts(AsyncResource):
         project_id: Optional[str] = None,
         status: Optional[AlertStatus] = None,
         severity: Optional[Severity] = None,
+        dedup_key: Optional[str] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
     ) -> AsyncPaginator[Alert]:
-        params = {"projectId": project_id, "status": status, "severity": severity, "limit": limit, "cursor": cursor}
+        params = {"projectId": project_id, "status": status, "severity": severity, "dedupKey": dedup_key, "limit": limit, "cursor": cursor}
         return self._list("/alerts", Alert, params)
 
     async def create(
@@ -31,8 +32,11 @@ class AsyncAlerts(AsyncResource):
         area: OptionalText = NOT_GIVEN,
         value: OptionalText = NOT_GIVEN,
         threshold: OptionalText = NOT_GIVEN,
+        dedup_key: Union[str, NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
     ) -> Alert:
+        """Creates an alert; with a `dedup_key` that an active or acknowledged alert of the project
+        already has, counts a repeat of that one instead (its `occurrences` + 1) and returns it."""
         body = body_of(
             {
                 "projectId": project_id,
@@ -42,6 +46,7 @@ class AsyncAlerts(AsyncResource):
                 "area": area,
                 "value": value,
                 "threshold": threshold,
+                "dedupKey": dedup_key,
             }
         )
         return await self._client.fetch("POST", "/alerts", Alert, json=body, idempotency_key=idempotency_key)

@@ -4,8 +4,8 @@ import { defineConfig } from 'vitest/config';
 const require = createRequire(import.meta.url);
 
 export default defineConfig({
-  // graphql ships CommonJS and ESM copies; Vite would pick the ESM one for our sources while mercurius
-  // requires the CommonJS one, and two copies of graphql refuse each other's schemas. Node picks CommonJS.
+  // graphql ships CommonJS and ESM copies; Vite would pick the ESM one for our sources while Node loads
+  // the CommonJS one for graphql-jit, graphql-http and graphql-ws, and two copies of graphql refuse each other's schemas. Node picks CommonJS.
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'packages/*/src/**/*.test.ts'],

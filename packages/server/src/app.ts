@@ -154,8 +154,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       },
       { prefix: '/api/v1' },
     );
-    committedEvents = await CommittedEvents.listen(db, (error) => http.log.error({ err: error }, 'committed event not delivered'));
-    await http.register(graphqlApi, { services, auth, events: committedEvents, secretKey: config.secretKey });
+    committedEvents = await CommittedEvents.listen(db, {
+      onError: (error) => http.log.error({ err: error }, 'committed event not delivered'),
+      onCaughtUp: (delivered) => http.log.warn({ delivered }, 'committed-events listener reconnected; events committed meanwhile read back from the events table'),
+    });
+    await http.register(graphqlApi, {
+      services,
+      auth,
+      events: committedEvents,
+      secretKey: config.secretKey,
+      subscriptionCaps: config.graphqlSubscriptions,
+    });
     await http.register(embedPublicRoutes, { prefix: '/embed', embed: services.embed });
   }
 

@@ -47,6 +47,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** Days finished webhook deliveries (with their attempts) and exports are kept (VIGIL_RETENTION_DAYS). */
   retentionDays: number;
+  /** GraphQL subscriptions: active ones per socket, and sockets per API key (VIGIL_GRAPHQL_MAX_SUBSCRIPTIONS, VIGIL_GRAPHQL_MAX_SOCKETS). */
+  graphqlSubscriptions: { perSocket: number; socketsPerKey: number };
 }
 
 export class ConfigError extends Error {
@@ -151,6 +153,10 @@ export function loadConfig(env: Env = process.env): Config {
       maxWaitMs: integer(env, 'VIGIL_AI_SQL_QUEUE_MS', 5_000, 0, 600_000),
     },
     webhookTimeoutMs: integer(env, 'VIGIL_WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    graphqlSubscriptions: {
+      perSocket: integer(env, 'VIGIL_GRAPHQL_MAX_SUBSCRIPTIONS', 100, 1, 10_000),
+      socketsPerKey: integer(env, 'VIGIL_GRAPHQL_MAX_SOCKETS', 50, 1, 100_000),
+    },
     webhookRetryScheduleMs: retrySchedule(env),
     webhookAllowPrivate: boolean(env, 'VIGIL_WEBHOOK_ALLOW_PRIVATE'),
     connectionsAllowPrivate: boolean(env, 'VIGIL_CONNECTIONS_ALLOW_PRIVATE'),

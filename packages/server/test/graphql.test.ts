@@ -261,7 +261,7 @@ describe.each(databaseKinds)('GraphQL over HTTP on %s', (kind) => {
         headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' },
         body: JSON.stringify(Array.from({ length: 11 }, () => ({ query: '{ usage { plan } }' }))),
       });
-      expect(((await batch.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+      expect(((await batch.json()) as { errors: { extensions: { code: string } }[] }[])[0].errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
     });
 
     it('does not create anything for a refused mutation', async () => {

@@ -3,8 +3,9 @@ import type { ProjectSqlConfig } from '../config.js';
 import type { Db, Queryable } from '../db/connect.js';
 import { projectSchemaName } from '../platform/project-schema.js';
 import { ConcurrencyLimit } from '../platform/concurrency-limit.js';
-import { ColumnWidths } from './column-widths.js';
-import type { PlanNode, RelationWidths } from './long-values-cost.js';
+import { StatementStopped } from '../db/embedded-thread.js';
+import type { Clock } from '../platform/clock.js';
+import { StoppedSqlCooldown } from './stopped-sql-cooldown.js';
 
 /** The alert columns offered to the model, in the REST field order (snake_case, as SQL writes them). */
 export const alertViewColumns = [
@@ -48,12 +49,16 @@ export class ProjectReaders {
    * most two at once, so one organization holds at most two of the pool's connections.
    */
   readonly perOrganization = new ConcurrencyLimit(2);
-  private readonly columnWidths = new ColumnWidths();
+  /** Each project's organization, learnt by ensure(), which runs before any read of the project (it grants the tables). */
+  private readonly organizationOf = new Map<string, string>();
+  private readonly cooldown: StoppedSqlCooldown;
 
   constructor(
     private readonly db: Db,
     config: ProjectSqlConfig,
+    clock: Clock,
   ) {
+    this.cooldown = new StoppedSqlCooldown(clock);
     this.readDb = db.separatePool(config.poolSize);
     this.turns = new ConcurrencyLimit(db.kind === 'postgres' ? config.poolSize : 1, { ms: config.maxWaitMs, waitingFor: 'connection for project SQL' });
   }
@@ -63,17 +68,16 @@ export class ProjectReaders {
     return this.turns.load(everyone);
   }
 
-  /** Whether the statement timeout can stop a runaway statement (PostgreSQL yes, PGlite no). */
-  get interruptible(): boolean {
-    return this.db.kind === 'postgres';
-  }
-
-  /** The measured widths of the tables a plan reads in `tx`, the main alerts table through the project's view of it. */
-  widthsOf(tx: Queryable, projectId: string, plan: PlanNode): Promise<(node: PlanNode) => RelationWidths | undefined> {
-    return this.columnWidths.ofPlan(tx, projectId, plan, alertsViewName);
+  /**
+   * Whether a statement past its limit costs every tenant a restart of the database (embedded:
+   * its thread is stopped and the database reopened) rather than only itself (PostgreSQL cancels it).
+   */
+  get stopsRestartTheDatabase(): boolean {
+    return this.db.kind === 'pglite';
   }
 
   async ensure(orgId: string, projectId: string, tables: readonly ReadableTable[]): Promise<void> {
+    this.organizationOf.set(projectId, orgId);
     const wanted = [{ id: alertsViewName, table: alertsViewName }, ...tables];
     const keys = wanted.map(({ id, table }) => `${projectId}/${id}/${table}`);
     if (keys.every((key) => this.granted.has(key))) return;
@@ -98,9 +102,21 @@ export class ProjectReaders {
 
   /**
    * Runs `work` inside a read-only transaction, as the project's role, seeing only the project's
-   * schema, on the pool of its own. Throws NoTurnInTime when no connection frees up in time.
+   * schema, on the pool of its own. Throws NoTurnInTime when no connection frees up in time, and
+   * ProjectSqlPaused while the project's organization is paused after a stopped statement.
    */
   async read<T>(projectId: string, statementTimeoutMs: number, work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const orgId = this.organizationOf.get(projectId);
+    if (orgId) this.cooldown.assertAllowed(orgId);
+    try {
+      return await this.readAsRole(projectId, statementTimeoutMs, work);
+    } catch (error) {
+      if (error instanceof StatementStopped && orgId) this.cooldown.pause(orgId);
+      throw error;
+    }
+  }
+
+  private readAsRole<T>(projectId: string, statementTimeoutMs: number, work: (tx: Queryable) => Promise<T>): Promise<T> {
     const schema = projectSchemaName(projectId);
     return this.turns.run(everyone, () =>
       this.readDb.transaction(async (tx) => {

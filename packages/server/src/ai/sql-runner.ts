@@ -1,9 +1,9 @@
 import type { Queryable } from '../db/connect.js';
-import { systemClock } from '../platform/clock.js';
+import { StatementStopped } from '../db/embedded-thread.js';
+import { DatabaseUnavailable } from '../db/unavailable.js';
 import { NoTurnInTime } from '../platform/concurrency-limit.js';
-import { EmbeddedBudget, OverBudget } from './embedded-budget.js';
-import { type PlanNode, longValuesCost } from './long-values-cost.js';
 import type { ProjectReaders } from './project-reader.js';
+import { ProjectSqlPaused, stoppedSqlCooldownMs } from './stopped-sql-cooldown.js';
 import { guardSql } from './sql-guard.js';
 
 export type ResultRow = Record<string, unknown>;
@@ -63,7 +63,21 @@ const cappedParams = (rowCap: number) => [rowCap + 1, Math.floor(maxResultBytes 
  */
 export const maxResultColumns = 100;
 
-class TooManyColumns extends Error {}
+/**
+ * The planner's estimate above which a statement is refused on the embedded database before it
+ * runs: there, stopping one that runs past its limit restarts the database for every tenant, so
+ * what the planner already knows to be that large is not started (a sort and aggregate over a
+ * million rows is about 150 000). The time limit bounds what the estimate misses.
+ */
+export const embeddedStatementCost = 250_000;
+
+class Refused extends Error {}
+
+/** The part of a plan this runner reads: its estimate and the columns it returns. */
+interface PlanNode {
+  'Total Cost': number;
+  Output?: string[];
+}
 
 /** The plan of the statement as it will run, capped as readCapped runs it. */
 async function planOf(tx: Queryable, statement: string, rowCap: number): Promise<PlanNode> {
@@ -81,10 +95,27 @@ export async function readCapped(tx: Queryable, statement: string, rowCap: numbe
   return { rows: rows.slice(0, rowCap).map(jsonRow), truncated: rows.length > rowCap };
 }
 
+/** PostgreSQL cancelled the statement at its statement_timeout. */
+const cancelledForTime = (error: unknown) =>
+  error instanceof DatabaseUnavailable && (error.cause as { code?: unknown } | undefined)?.code === '57014';
+
 /**
- * The model's SQL, end to end: parser check, then the project's read-only role; on PGlite also
- * `budget`, what the question has left (a fresh one, one statement's worth, when none is given).
- * Failures are outcomes, never throws.
+ * What to tell the model or show in a widget when project SQL was refused or stopped for what it
+ * asked (too large, too long, no turn, its organization paused); undefined for other failures.
+ */
+export function projectSqlFailure(error: unknown, statementTimeoutMs: number): string | undefined {
+  if (error instanceof Refused || error instanceof NoTurnInTime || error instanceof ProjectSqlPaused) return error.message;
+  if (error instanceof StatementStopped) {
+    return `Stopped: the statement ran longer than ${error.limitMs} ms, the limit for project SQL, and the embedded database had to restart; this organization's project SQL is paused for ${stoppedSqlCooldownMs / 60_000} minutes.`;
+  }
+  if (cancelledForTime(error)) return `Stopped: the statement ran longer than ${statementTimeoutMs} ms, the limit for project SQL; filter or aggregate on fewer rows.`;
+  return undefined;
+}
+
+/**
+ * The model's SQL, end to end: parser check, then the project's read-only role, within its time
+ * limit. Failures are outcomes, never throws, but for the database going away under other
+ * statements (DatabaseUnavailable, answered 503).
  */
 export async function runModelSql(
   readers: ProjectReaders,
@@ -92,7 +123,6 @@ export async function runModelSql(
   tables: ReadonlySet<string>,
   sql: string,
   limits: SqlLimits = defaultSqlLimits,
-  budget: EmbeddedBudget = new EmbeddedBudget(systemClock),
 ): Promise<SqlOutcome> {
   const guarded = await guardSql(sql, tables);
   if (!guarded.ok) return { ok: false, error: `Refused: ${guarded.reason}` };
@@ -102,15 +132,19 @@ export async function runModelSql(
       const plan = await planOf(tx, guarded.statement, limits.rowCap);
       const columns = plan.Output?.length ?? 0;
       if (columns > maxResultColumns) {
-        throw new TooManyColumns(`Refused: the statement returns ${columns} columns; at most ${maxResultColumns} are allowed, name the ones needed.`);
+        throw new Refused(`Refused: the statement returns ${columns} columns; at most ${maxResultColumns} are allowed, name the ones needed.`);
       }
-      if (readers.interruptible) return read();
-      const longValues = longValuesCost(plan, await readers.widthsOf(tx, projectId, plan));
-      return budget.spend({ planner: plan['Total Cost'], longValues }, read);
+      const cost = plan['Total Cost'];
+      if (readers.stopsRestartTheDatabase && cost > embeddedStatementCost) {
+        throw new Refused(`Refused: this statement is estimated at ${Math.round(cost)} cost units, over the ${embeddedStatementCost} one statement may have on the embedded database; filter or aggregate before joining.`);
+      }
+      return read();
     });
     return { ok: true, statement: guarded.statement, columns: Object.keys(rows[0] ?? {}), rows, truncated };
   } catch (error) {
-    if (error instanceof OverBudget || error instanceof TooManyColumns || error instanceof NoTurnInTime) return { ok: false, error: error.message };
+    const explained = projectSqlFailure(error, limits.statementTimeoutMs);
+    if (explained) return { ok: false, error: explained };
+    if (error instanceof DatabaseUnavailable) throw error;
     const tooLarge = error instanceof Error ? rowTooLarge.exec(error.message) : null;
     if (tooLarge) {
       const allowed = cappedParams(limits.rowCap)[1];

@@ -1,10 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { EmbeddedDb } from './embedded.js';
 import { type ListenOptions, PostgresListener } from './listener.js';
 import { DatabaseUnavailable, guarded } from './unavailable.js';
 
@@ -40,58 +40,6 @@ export interface Db extends Queryable {
    */
   separatePool(size: number): Db;
   close(): Promise<void>;
-}
-
-class PgliteDb implements Db {
-  readonly kind = 'pglite';
-
-  constructor(
-    private readonly lite: PGlite,
-    /** False for the handle separatePool() gives: the database stays open until its owner closes it. */
-    private readonly owner = true,
-  ) {}
-
-  async query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
-    const result = await this.lite.query<Row>(sql, params as unknown[]);
-    return result.rows;
-  }
-
-  async exec(sql: string): Promise<void> {
-    await this.lite.exec(sql);
-  }
-
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.lite.transaction((tx) =>
-      work({
-        query: async <Row>(sql: string, params: readonly unknown[] = []) =>
-          (await tx.query<Row>(sql, params as unknown[])).rows,
-        exec: async (sql: string) => {
-          await tx.exec(sql);
-        },
-      }),
-    );
-  }
-
-  async listen(channel: string, onNotify: (payload: string) => void): Promise<Unlisten> {
-    return this.lite.listen(channel, onNotify);
-  }
-
-  separatePool(): Db {
-    return new PgliteDb(this.lite, false);
-  }
-
-  async copyRows(target: string, rows: string): Promise<void> {
-    await this.lite.query(`COPY ${target} FROM '/dev/blob'`, [], { blob: new Blob([rows]) });
-  }
-
-  async readRows(source: string): Promise<string> {
-    const result = await this.lite.query(`COPY ${source} TO '/dev/blob'`);
-    return result.blob ? await result.blob.text() : '';
-  }
-
-  async close(): Promise<void> {
-    if (this.owner && !this.lite.closed) await this.lite.close();
-  }
 }
 
 const int8 = 20;
@@ -204,13 +152,13 @@ const clientGraceMs = 1_000;
  * code): COPY FROM STDIN on PostgreSQL, COPY FROM '/dev/blob' on PGlite.
  */
 export function copyRows(db: Db, target: string, rows: string): Promise<void> {
-  if (db instanceof PgliteDb || db instanceof PostgresDb) return db.copyRows(target, rows);
+  if (db instanceof EmbeddedDb || db instanceof PostgresDb) return db.copyRows(target, rows);
   throw new Error('This database handle cannot bulk-load rows.');
 }
 
 /** An embedded database's rows of `source` (`"schema"."table" ("col", …)`, from code) in COPY text format. */
 export function readEmbeddedRows(db: Db, source: string): Promise<string> {
-  if (db instanceof PgliteDb) return db.readRows(source);
+  if (db instanceof EmbeddedDb) return db.readRows(source);
   throw new Error('Only an embedded database hands out its rows this way.');
 }
 
@@ -229,8 +177,9 @@ export interface ConnectOptions {
   /** PostgreSQL only: opening a connection, or waiting for a free one in the pool. */
   connectTimeoutMs?: number;
   /**
-   * PostgreSQL only: the server cancels a statement running longer (statement_timeout), and the
-   * client gives up on one unanswered for a second more (a frozen server cancels nothing).
+   * PostgreSQL: the server cancels a statement running longer (statement_timeout), and the client
+   * gives up on one unanswered for a second more (a frozen server cancels nothing). Embedded: the
+   * database's thread is stopped and the database reopened (embedded.ts).
    */
   statementTimeoutMs?: number;
 }
@@ -249,10 +198,11 @@ export async function connectDb(options: ConnectOptions): Promise<Db> {
     await db.query('SELECT 1');
     return db;
   }
+  const statementMs = options.statementTimeoutMs ?? defaultTimeouts.statementMs;
   if (options.dataDir) {
     const dir = embeddedDirectory(options.dataDir);
     await mkdir(dir, { recursive: true });
-    return new PgliteDb(await PGlite.create(dir));
+    return EmbeddedDb.open(dir, statementMs);
   }
-  return new PgliteDb(await PGlite.create());
+  return EmbeddedDb.open(undefined, statementMs);
 }

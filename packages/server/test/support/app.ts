@@ -5,7 +5,7 @@ import { ManualClock, systemClock, type Clock } from '../../src/platform/clock.j
 import type { ResolvedConfig } from '../../src/platform/context.js';
 import type { Plan } from '../../src/platform/plans.js';
 import { MemoryCounterStore, RateLimiter } from '../../src/platform/rate-limit.js';
-import { type DatabaseKind, openTestDatabase, type TestDatabase } from './databases.js';
+import { type DatabaseKind, openTestDatabase, type TestDatabase, type TestDatabaseOptions } from './databases.js';
 
 export interface HttpResult<T = unknown> {
   status: number;
@@ -47,6 +47,7 @@ export interface TestAppOptions {
   clock?: Clock;
   limiter?: RateLimiter;
   config?: Partial<Config>;
+  database?: Omit<TestDatabaseOptions, 'migrated'>;
 }
 
 export const testSecretKey = 'test-secret-key-0123456789abcdef0123456789';
@@ -56,7 +57,7 @@ export function testConfig(overrides: Partial<Config> = {}): ResolvedConfig {
 }
 
 export async function startTestApp(kind: DatabaseKind, options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await openTestDatabase(kind);
+  const database = await openTestDatabase(kind, options.database);
   const clock = options.clock ?? systemClock;
   const logs: string[] = [];
   const logStream = new Writable({

@@ -37,11 +37,18 @@ export async function scratchDatabase(prefix: string): Promise<{ url: string; dr
   return { url: url.toString(), drop: () => onPostgres((client) => client.query(`DROP DATABASE ${name} WITH (FORCE)`)).then(() => undefined) };
 }
 
+export interface TestDatabaseOptions {
+  migrated?: boolean;
+  /** PGlite in these files rather than in memory: a database that survives its thread being stopped. */
+  dataDir?: string;
+  statementTimeoutMs?: number;
+}
+
 /** A migrated database of its own: in-memory PGlite, or a fresh schema on the shared PostgreSQL. */
-export async function openTestDatabase(kind: DatabaseKind, options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+export async function openTestDatabase(kind: DatabaseKind, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   let database: TestDatabase;
   if (kind === 'pglite') {
-    const db = await connectDb({});
+    const db = await connectDb({ dataDir: options.dataDir, statementTimeoutMs: options.statementTimeoutMs });
     database = { db, schema: undefined, drop: () => db.close() };
   } else {
     const schema = `vigil_test_${randomBytes(6).toString('hex')}`;

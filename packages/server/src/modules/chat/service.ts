@@ -1,6 +1,6 @@
 import { OpenAiCompatibleProvider } from '../../ai/openai-provider.js';
 import { NoTurnInTime } from '../../platform/concurrency-limit.js';
-import { EmbeddedBudget } from '../../ai/embedded-budget.js';
+import { ProjectSqlPaused } from '../../ai/stopped-sql-cooldown.js';
 import { describeProject } from '../../ai/project-data.js';
 import { ProjectReaders } from '../../ai/project-reader.js';
 import { systemPrompt } from '../../ai/prompt.js';
@@ -41,7 +41,7 @@ export class ChatService {
     provider: ChatProvider | undefined = ctx.config.ai && new OpenAiCompatibleProvider(ctx.config.ai),
   ) {
     this.provider = provider;
-    this.readers = new ProjectReaders(ctx.db, ctx.config.projectSql);
+    this.readers = new ProjectReaders(ctx.db, ctx.config.projectSql, ctx.clock);
   }
 
   get configured(): boolean {
@@ -63,14 +63,14 @@ export class ChatService {
     const tables = await this.readers.perOrganization.run(asker.orgId, () => describeProject(db, this.readers, asker.orgId, project.id)).catch((error: unknown) => {
       // Nothing is spent yet: the client is asked to come back rather than the model asked to answer blind.
       if (error instanceof NoTurnInTime) throw new RetryLater('SERVICE_UNAVAILABLE', error.message, busyRetryAfterSeconds);
+      if (error instanceof ProjectSqlPaused) throw new RetryLater('SERVICE_UNAVAILABLE', error.message, error.retryAfterSeconds);
       throw error;
     });
     const tableNames = new Set(tables.map((table) => table.name));
     let outcome;
     try {
-      const budget = new EmbeddedBudget(clock);
       outcome = await answerQuestion(provider, systemPrompt(project.name, tables, started), input.message, (sql) =>
-        this.readers.perOrganization.run(asker.orgId, () => runModelSql(this.readers, project.id, tableNames, sql, defaultSqlLimits, budget)),
+        this.readers.perOrganization.run(asker.orgId, () => runModelSql(this.readers, project.id, tableNames, sql, defaultSqlLimits)),
       );
     } catch (error) {
       if (error instanceof ProviderError) {

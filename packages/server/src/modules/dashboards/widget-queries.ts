@@ -1,9 +1,10 @@
 import type { ColumnType } from '../../data/column-types.js';
 import type { Db } from '../../db/connect.js';
+import { DatabaseUnavailable } from '../../db/unavailable.js';
 import { grantReadableDatasets } from '../../ai/project-data.js';
 import { alertsViewName, type ProjectReaders } from '../../ai/project-reader.js';
 import { guardSql } from '../../ai/sql-guard.js';
-import { jsonRow, runModelSql, type SqlLimits } from '../../ai/sql-runner.js';
+import { jsonRow, projectSqlFailure, runModelSql, type SqlLimits } from '../../ai/sql-runner.js';
 import { ApiError, invalid } from '../../platform/errors.js';
 import { alertsSource, compileStructured, type CompiledQuery, type QuerySource } from './query-compiler.js';
 import { isSqlQuery, type StructuredQuery, type Widget, type WidgetInput, type WidgetResult } from './schema.js';
@@ -57,7 +58,7 @@ export class WidgetQueries {
     this.compile(tables, widget.query, widget.kind, field);
   }
 
-  /** Every failure becomes the widget's `error`, so one broken widget leaves the others readable. */
+  /** Every failure of the widget's own becomes its `error`, so one broken widget leaves the others readable. */
   async run(tables: ProjectTables, widget: Widget): Promise<WidgetResult> {
     const base = { id: widget.id, title: widget.title, kind: widget.kind };
     const failed = (error: string): WidgetResult => ({ ...base, columns: [], rows: [], truncated: false, error });
@@ -83,6 +84,10 @@ export class WidgetQueries {
         error: null,
       };
     } catch (error) {
+      const explained = projectSqlFailure(error, widgetSqlLimits.statementTimeoutMs);
+      if (explained) return failed(explained);
+      // The database went away under the whole dashboard: the request answers 503, as a SQL widget's does.
+      if (error instanceof DatabaseUnavailable) throw error;
       return failed(`The database refused the query: ${error instanceof Error ? error.message : String(error)}`);
     }
   }

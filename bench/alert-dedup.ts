@@ -11,6 +11,8 @@ export interface AlertDedupBenchOptions {
   pglite?: boolean;
   /** Seconds per case, split over two rounds; the warm-up is a third of it. */
   durationSeconds?: number;
+  /** One short round, no warm-up; a failed request or a wrong count fails it (see support/mode.ts). */
+  smoke?: boolean;
 }
 
 const connections = 10;
@@ -52,6 +54,15 @@ async function closedLoops(server: RunningServer, apiKey: string, bench: Case, s
   tally.cpuSeconds += server.cpuSeconds() - cpuBefore;
 }
 
+/** However many repeats ran, each connection's key names one alert. */
+async function checkOneAlertPerKey(server: RunningServer, apiKey: string): Promise<void> {
+  for (let index = 0; index < connections; index++) {
+    const response = await fetch(`${server.url}/api/v1/alerts?dedupKey=backup-failed/db-${index}`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const { data } = (await response.json()) as { data: unknown[] };
+    if (data.length !== 1) throw new Error(`dedupKey backup-failed/db-${index} names ${data.length} alerts, not 1`);
+  }
+}
+
 const percentile = (sorted: number[], fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
 
 /**
@@ -61,7 +72,7 @@ const percentile = (sorted: number[], fraction: number) => sorted[Math.min(sorte
  * round by round so that drift in the machine's load hits both alike.
  */
 export async function runAlertDedupBench(options: AlertDedupBenchOptions = {}): Promise<string> {
-  const durationSeconds = options.durationSeconds ?? 10;
+  const durationSeconds = options.smoke ? 1 : (options.durationSeconds ?? 10);
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-bench-dedup-'));
   const database = options.pglite ? undefined : await benchDatabase('vigil_bench_dedup');
   const env: Record<string, string> = {
@@ -82,10 +93,12 @@ export async function runAlertDedupBench(options: AlertDedupBenchOptions = {}): 
     ];
     const tallies = cases.map((): Tally => ({ latencies: [], failures: 0, seconds: 0, cpuSeconds: 0 }));
     const warmUp: Tally = { latencies: [], failures: 0, seconds: 0, cpuSeconds: 0 };
-    for (const bench of cases) await closedLoops(server, org.apiKey, bench, Math.max(1, Math.round(durationSeconds / 3)), warmUp);
+    if (!options.smoke) for (const bench of cases) await closedLoops(server, org.apiKey, bench, Math.max(1, Math.round(durationSeconds / 3)), warmUp);
     for (const order of [[0, 1], [1, 0]]) {
       for (const index of order) await closedLoops(server, org.apiKey, cases[index], durationSeconds / 2, tallies[index]);
     }
+    await checkOneAlertPerKey(server, org.apiKey);
+    if (options.smoke && tallies.some((tally) => tally.failures > 0)) throw new Error('POST /alerts answered an unexpected status');
     const rows = cases.map((bench, index) => {
       const tally = tallies[index];
       const sorted = tally.latencies.sort((a, b) => a - b);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/platform/clock.js';
 import { DeliveryWorker } from '../src/webhooks/worker.js';
 import { databaseKinds } from './support/databases.js';
@@ -55,12 +55,16 @@ describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
       if (request.path === '/busy') return { status: 429, headers: { 'retry-after': '600' } };
       if (request.path === '/gone') return { status: 410, body: 'gone' };
       if (request.path === '/stall') return { status: 200, delayMs: 5000 };
-      if (request.path === '/slow') return { status: 200, delayMs: 400 };
-      if (request.path === '/flaky') return flakyUp ? { status: 204 } : { status: 502, body: 'down' };
+      if (request.path === '/slow') return { status: 200, holdUntil: slowReleased };
+      if (request.path === '/fast') {
+        // The fast webhook's request arrives while the slow ones are held: the latch opens on it, not on a timer.
+        slowOpenWhenFastArrived = receiver.openOn('/slow');
+        releaseSlow();
+      }
+      if (request.path.startsWith('/flaky')) return upPaths.has(request.path) ? { status: 204 } : { status: 502, body: 'down' };
       return { status: 200, body: 'ok' };
     };
     t = await startTestApp(kind, { clock, config: { webhookAllowPrivate: true } });
-    org = await t.createOrg('business');
     worker = await DeliveryWorker.start({
       db: t.database.db,
       clock,
@@ -70,6 +74,10 @@ describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
       perWebhookInFlight: 2,
       maxInFlight: 16,
     });
+  });
+  // Each test has an organization of its own: no webhook, delivery or project of another test is in its way.
+  beforeEach(async () => {
+    org = await t.createOrg('business');
     projectId = (await t.request<{ data: { id: string } }>('POST', 'projects', { apiKey: org.apiKey, body: { name: 'Shop' } })).body.data.id;
   });
   afterAll(async () => {
@@ -78,7 +86,11 @@ describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
     await receiver.close();
   });
 
-  let flakyUp = false;
+  /** The /flaky… paths that answer 204 now (each test has paths of its own); the others answer 502. */
+  const upPaths = new Set<string>();
+  let releaseSlow: () => void = () => undefined;
+  let slowOpenWhenFastArrived: number | undefined;
+  const slowReleased = new Promise<void>((resolve) => (releaseSlow = resolve));
 
   const createWebhook = async (path: string, events: string[]) => {
     const response = await t.request<{ data: Webhook }>('POST', 'webhooks', {
@@ -209,8 +221,7 @@ describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
   });
 
   it('sends one delivery again on request, and every failed one since a time with recover', async () => {
-    flakyUp = false;
-    const hook = await createWebhook('/flaky', ['alert.created']);
+    const hook = await createWebhook('/flaky-recover', ['alert.created']);
     for (const title of ['one', 'two', 'three']) await createAlert({ title, severity: 'info' });
     await waitFor(() => deliveries(hook.id), (d) => d.length === 3 && d.every((x) => x.attempts.length === 1), 'first attempts');
     for (let attempt = 2; attempt <= 5; attempt += 1) {
@@ -221,7 +232,7 @@ describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
     const failed = await deliveries(hook.id, '?status=failed');
     expect(failed).toHaveLength(3);
 
-    flakyUp = true;
+    upPaths.add('/flaky-recover');
     const retried = await t.request<{ data: Delivery }>('POST', `webhooks/${hook.id}/deliveries/${failed[0].id}/retry`, { apiKey: org.apiKey });
     expect(retried.status).toBe(202);
     expect(retried.body.data.id).toBe(failed[0].id);
@@ -263,8 +274,7 @@ describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
 
   it('disables a webhook whose deliveries have all failed for 5 days, and keeps one that recovered', async () => {
     const dead = await createWebhook('/fail', ['user.invited']);
-    flakyUp = false;
-    const recovering = await createWebhook('/flaky', ['user.invited']);
+    const recovering = await createWebhook('/flaky-disable', ['user.invited']);
     const failingSince = clock.now().getTime();
     await t.request('POST', 'users', { apiKey: org.apiKey, body: { email: 'a@example.com', role: 'member' } });
     for (let attempt = 1; attempt <= 5; attempt += 1) {
@@ -274,7 +284,7 @@ describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
       worker.wake();
     }
     await onlyDelivery(dead.id, (d) => d.status === 'failed', 'failed');
-    flakyUp = true;
+    upPaths.add('/flaky-disable');
     await t.request('POST', 'users', { apiKey: org.apiKey, body: { email: 'b@example.com', role: 'member' } });
     await waitFor(() => deliveries(recovering.id, '?status=delivered'), (d) => d.length === 1, 'recovering webhook succeeds');
 
@@ -307,9 +317,9 @@ describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
     }
     const doomed = (await t.request<{ data: { id: string } }>('POST', 'projects', { apiKey: org.apiKey, body: { name: 'Tmp' } })).body.data;
     await t.request('DELETE', `projects/${doomed.id}`, { apiKey: org.apiKey });
+    // The slow endpoint holds its requests until the fast webhook's arrives: that one is sent meanwhile, beside the two in flight.
     await waitFor(() => deliveries(fast.id, '?status=delivered'), (d) => d.length === 1, 'fast delivery');
-    const slowDelivered = await deliveries(slow.id, '?status=delivered&limit=100');
-    expect(slowDelivered.length).toBeLessThan(10);
+    expect(slowOpenWhenFastArrived).toBe(2);
     await waitFor(() => deliveries(slow.id, '?status=delivered&limit=100'), (d) => d.length === 10, 'all slow deliveries');
     expect(receiver.maxOpenByPath.get('/slow')).toBe(2);
   });

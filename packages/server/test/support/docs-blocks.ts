@@ -74,7 +74,7 @@ export function readDocsPage(page: string): DocsPage {
       example: marker?.[1] === 'example' ? marker[2] : undefined,
     };
   });
-  const settings = /<!--\s*docs-server:\s*([^>]*?)\s*-->/.exec(text)?.[1] ?? '';
+  const settings = /^<!--[ \t]*docs-server:[ \t]*([^>\n]*?)[ \t]*-->/m.exec(text)?.[1] ?? '';
   const serverSettings = Object.fromEntries(settings.split(/\s+/).filter(Boolean).map((pair) => pair.split('=', 2) as [string, string]));
   return { page, text, blocks, serverSettings };
 }

@@ -2,19 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type List, type Session } from '../api';
 import { Field, ListTable, Page, useAction, useLoad, when } from '../ui';
 import { useProjects } from './projects';
+import { type Alert, alertSeverities as severities, alertStatuses as statuses } from '../generated/api';
 
-interface Alert {
-  id: string;
-  title: string;
-  severity: string;
-  status: 'active' | 'acknowledged' | 'resolved';
-  projectId: string;
-  assigneeId: string | null;
-  createdAt: string;
-}
-
-const severities = ['critical', 'high', 'medium', 'low', 'info'];
-const statuses = ['active', 'acknowledged', 'resolved'];
 /** New alerts appear without a reload: the list is read again this often. */
 const pollEveryMs = 5000;
 

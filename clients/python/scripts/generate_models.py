@@ -18,7 +18,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, cast
 
 TARGET = Path(__file__).resolve().parent.parent / "src" / "vigil" / "_models.py"
 
@@ -128,7 +128,7 @@ class Generator:
         options = schema.get("anyOf") or schema.get("oneOf")
         types = schema.get("type")
         if isinstance(types, list) and "null" in types:
-            rest = [one for one in types if one != "null"]
+            rest: List[str] = [one for one in cast(List[str], types) if one != "null"]
             return f"Optional[{self.annotation(owner, {**schema, 'type': rest[0] if len(rest) == 1 else rest})}]"
         if options:
             present = [self.resolve(option) for option in options if self.resolve(option).get("type") != "null"]

@@ -1,6 +1,5 @@
 import websocket from '@fastify/websocket';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { printSchema } from 'graphql';
 import mercurius, { type MercuriusOptions } from 'mercurius';
 import type { CommittedEvents } from '../events/committed.js';
 import { type AuthOptions, authenticate } from '../platform/auth.js';
@@ -9,7 +8,7 @@ import { translate } from '../platform/http-errors.js';
 import type { Services } from '../services.js';
 import { graphqlContext } from './context.js';
 import { errorFormatter, formatErrors, sendGraphqlError } from './errors.js';
-import { executableSchema } from './executable-schema.js';
+import { executableSchema, schemaSource } from './executable-schema.js';
 import { limits, overLimit, tooComplex } from './limits.js';
 import { resolvers } from './resolvers.js';
 import { subscriptionHandler, subscriptionResolvers } from './subscriptions.js';
@@ -57,10 +56,9 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
  */
 export async function graphqlApi(app: FastifyInstance, { services, auth, events, secretKey }: GraphqlDeps): Promise<void> {
   const schema = executableSchema({ ...resolvers, Subscription: subscriptionResolvers(events) });
-  const sdl = printSchema(schema);
-
+  // The one SDL file, served as committed (src/graphql/schema.graphql): there is no second copy to keep equal.
   app.get(`${graphqlPath}/schema.graphql`, { schema: { hide: true } }, (_request, reply) => {
-    void reply.type('text/plain; charset=utf-8').send(sdl);
+    void reply.type('text/plain; charset=utf-8').send(schemaSource);
   });
 
   await app.register(async (graphql) => {

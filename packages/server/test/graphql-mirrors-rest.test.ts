@@ -7,7 +7,7 @@ import {
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
-  GraphQLScalarType,
+  type GraphQLScalarType,
   type GraphQLType,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,5 @@
-export { Vigil, Vigil as default, type ApiRequest, type ClientOptions, type RequestOptions } from './client.js';
+export { APIPromise, type RawAnswer } from './api-promise.js';
+export { Vigil, Vigil as default, type ApiRequest, type ClientOptions, type QueryValue, type RequestOptions } from './client.js';
 export {
   APIConnectionError,
   APIError,

@@ -106,15 +106,19 @@ describe('the packed @vigil/client, installed outside the repository', () => {
     const secret = 'whsec_' + Buffer.from('s'.repeat(32)).toString('base64');
     const body = JSON.stringify({ event: 'alert.created', orgId: 'org_1', timestamp: new Date().toISOString(), data: alert });
     const bad = await verifyWebhook(body, { 'x-service-signature': 'sha256=' + '0'.repeat(64) }, secret).catch((error) => error);
+    const { response } = await vigil.withOptions({ maxRetries: 0 }).alerts.retrieve(alert.id, { timeout: 10_000 }).withResponse();
+    const raw = await vigil.projects.retrieve(project.id).asResponse();
     console.log(JSON.stringify({
       titles,
+      withResponse: response.status,
+      asResponse: (await raw.json()).data.id === project.id,
       notFound: missing instanceof NotFoundError && missing instanceof VigilError,
       badSignature: bad instanceof WebhookVerificationError,
     }));
   `;
   const esm = `import Vigil, { NotFoundError, VigilError, verifyWebhook, WebhookVerificationError } from '@vigil/client';\n${consumerCalls}`;
   const cjs = `const { Vigil, NotFoundError, VigilError, verifyWebhook, WebhookVerificationError } = require('@vigil/client');\n(async () => {${consumerCalls}})();`;
-  const expected = { titles: ['From a consumer'], notFound: true, badSignature: true };
+  const expected = { titles: ['From a consumer'], withResponse: 200, asResponse: true, notFound: true, badSignature: true };
 
   it('an ESM and a CommonJS consumer use it on Node 20', async () => {
     expect(JSON.parse((await runScript(process.execPath, 'esm.mjs', esm)).stdout)).toEqual(expected);
@@ -151,7 +155,9 @@ describe('the packed @vigil/client, installed outside the repository', () => {
       const vigil = new Vigil({ apiKey: server.org.apiKey, baseUrl: server.baseUrl });
       const projectId = (await vigil.projects.create({ name: 'Edge' })).id;
       await vigil.alerts.create({ title: 'Seen from the edge', severity: 'high', projectId });
-      const listed = (await (await mf.dispatchFetch('http://worker.test/')).json()) as string[];
+      const answer = await mf.dispatchFetch('http://worker.test/');
+      expect(answer.headers.get('x-vigil-request-id')).toMatch(/^req_/);
+      const listed = (await answer.json()) as string[];
       expect(listed).toContain('Seen from the edge');
 
       const body = JSON.stringify({ event: 'alert.resolved', orgId: server.org.orgId, timestamp: new Date().toISOString(), data: {} });

@@ -13,21 +13,12 @@ export class ApiFailure extends Error {
   }
 }
 
+export type { List, Session } from './generated/api';
+
 let csrfToken = '';
 
 export function useCsrfToken(token: string): void {
   csrfToken = token;
-}
-
-export interface Session {
-  user: { id: string; email: string; name: string | null; role: 'admin' | 'member' | 'viewer' };
-  organization: { id: string; name: string; plan: string };
-  csrfToken: string;
-}
-
-export interface List<T> {
-  data: T[];
-  meta: { hasMore: boolean; nextCursor: string | null };
 }
 
 /** A session (or sign-in) past its limit: the server says how long to wait. */

@@ -321,12 +321,12 @@ describe.each(databaseKinds())('GraphQL over HTTP on %s', (kind) => {
     });
   });
 
-  it('serves the SDL, which is the committed docs/schema.graphql', async () => {
+  it('serves the SDL, which is the one committed file it is built from', async () => {
     const response = await fetch(`${t.baseUrl}/api/graphql/schema.graphql`);
     expect(response.status).toBe(200);
     const served = await response.text();
     expect(served).toContain('type Query');
-    expect(served).toBe(await readFile(path.join(repoRoot, 'docs/schema.graphql'), 'utf8'));
+    expect(served).toBe(await readFile(path.join(repoRoot, 'packages/server/src/graphql/schema.graphql'), 'utf8'));
   });
 
   it('is the same for the REST list it stands for', async () => {

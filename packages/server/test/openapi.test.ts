@@ -153,6 +153,7 @@ describe.each(databaseKinds())('the OpenAPI document and reference page on %s', 
         expect(response.description, `${where} ${status}`).not.toBe('Default Response');
         expect(response.headers?.['X-Request-Id'], `${where} ${status}`).toEqual({ $ref: '#/components/headers/X-Request-Id' });
         if (Number(status) >= 400) expect(response.content?.['application/json'].schema, `${where} ${status}`).toEqual(errorRef);
+        if (Number(status) >= 400) expect(response.headers?.['X-Should-Retry'], `${where} ${status}`).toEqual({ $ref: '#/components/headers/X-Should-Retry' });
         if (status === '401' || status === '403') expect(response.headers?.['X-RateLimit-Limit']).toBeUndefined();
         else expect(response.headers?.['X-RateLimit-Remaining'], `${where} ${status}`).toBeDefined();
       }
@@ -162,7 +163,7 @@ describe.each(databaseKinds())('the OpenAPI document and reference page on %s', 
     expect(Object.keys(spec.paths['/api/v1/alerts/{id}/acknowledge'].post.responses)).toContain('409');
     expect(spec.paths['/api/v1/exports/{id}/download'].get.responses['200'].headers?.['Content-Disposition']).toBeDefined();
     expect(Object.keys(spec.components.headers).sort()).toEqual([
-      'Idempotent-Replayed', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id',
+      'Idempotent-Replayed', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id', 'X-Should-Retry',
     ]);
   });
 

@@ -1,3 +1,4 @@
+import type { APIPromise } from '../api-promise.js';
 import type { RequestOptions } from '../client.js';
 import type { Alert } from '../models.js';
 import type { BodyOf, FiltersOf, Operation } from '../operations.js';
@@ -13,32 +14,32 @@ export class Alerts extends APIResource {
     return this.page('/alerts', params, options);
   }
 
-  create(params: AlertCreateParams, options?: RequestOptions): Promise<Alert> {
+  create(params: AlertCreateParams, options?: RequestOptions): APIPromise<Alert> {
     return this.requestData({ method: 'POST', path: '/alerts', body: params, options });
   }
 
-  retrieve(id: string, options?: RequestOptions): Promise<Alert> {
+  retrieve(id: string, options?: RequestOptions): APIPromise<Alert> {
     return this.requestData({ method: 'GET', path: `/alerts/${segment(id)}`, options });
   }
 
-  update(id: string, params: AlertUpdateParams, options?: RequestOptions): Promise<Alert> {
+  update(id: string, params: AlertUpdateParams, options?: RequestOptions): APIPromise<Alert> {
     return this.requestData({ method: 'PATCH', path: `/alerts/${segment(id)}`, body: params, options });
   }
 
-  delete(id: string, options?: RequestOptions): Promise<void> {
+  delete(id: string, options?: RequestOptions): APIPromise<void> {
     return this.noContent({ method: 'DELETE', path: `/alerts/${segment(id)}`, options });
   }
 
-  acknowledge(id: string, options?: RequestOptions): Promise<Alert> {
+  acknowledge(id: string, options?: RequestOptions): APIPromise<Alert> {
     return this.requestData({ method: 'POST', path: `/alerts/${segment(id)}/acknowledge`, options });
   }
 
   /** Assigns the alert to an active user of the organization. */
-  assign(id: string, userId: string, options?: RequestOptions): Promise<Alert> {
+  assign(id: string, userId: string, options?: RequestOptions): APIPromise<Alert> {
     return this.requestData({ method: 'POST', path: `/alerts/${segment(id)}/assign`, body: { userId }, options });
   }
 
-  resolve(id: string, options?: RequestOptions): Promise<Alert> {
+  resolve(id: string, options?: RequestOptions): APIPromise<Alert> {
     return this.requestData({ method: 'POST', path: `/alerts/${segment(id)}/resolve`, options });
   }
 }

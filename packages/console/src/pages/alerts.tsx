@@ -2,21 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type List, type Session } from '../api';
 import { Field, ListTable, Page, useAction, useLoad, when } from '../ui';
 import { useProjects } from './projects';
+import { type Alert, alertSeverities as severities, alertStatuses as statuses } from '../generated/api';
 
-interface Alert {
-  id: string;
-  title: string;
-  severity: string;
-  status: 'active' | 'acknowledged' | 'resolved';
-  projectId: string;
-  assigneeId: string | null;
-  createdAt: string;
-  occurrences: number;
-  lastSeenAt: string;
-}
-
-const severities = ['critical', 'high', 'medium', 'low', 'info'];
-const statuses = ['active', 'acknowledged', 'resolved'];
 /** How often a monitoring system raised it again (dedupKey repeats, docs/integrations.md). */
 const seen = (alert: Alert) => (alert.occurrences === 1 ? 'once' : `${alert.occurrences} times, last ${when(alert.lastSeenAt)}`);
 /** New alerts appear without a reload: the list is read again this often. */

@@ -1,25 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { ErrorNote, Loading, useLoad, when } from '../ui';
+import type { CreatedEmbedToken as EmbedToken, Dashboard, DashboardData } from '../generated/api';
 
-export interface Dashboard {
-  id: string;
-  projectId: string;
-  name: string;
-  description: string | null;
-  widgets: { id: string; title: string; kind: string }[];
-  createdAt: string;
-}
-
-export interface EmbedToken {
-  token: string;
-  expiresAt: string;
-}
-
-interface DashboardData {
-  refreshedAt: string;
-  widgets: { id: string; title: string; columns: string[]; rows: Record<string, unknown>[]; error: string | null }[];
-}
+export type { Dashboard, EmbedToken };
 
 /** Mints a short-lived embed token with the session (POST /embed/tokens: the API's own route and rules). */
 export const mintEmbedToken = async (dashboardId: string, expiresInSeconds: number) =>

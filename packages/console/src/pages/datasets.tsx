@@ -2,17 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, type List, upload } from '../api';
 import { Empty, ErrorNote, Loading, Page, useAction, useLoad, when } from '../ui';
 import { ProjectSelect, useProjects } from './projects';
-
-interface Dataset {
-  id: string;
-  projectId: string;
-  name: string;
-  status: 'importing' | 'ready' | 'failed';
-  rowCount: number;
-  columns: { name: string; originalName: string; type: string }[];
-  createdAt: string;
-  error?: string | null;
-}
+import { type Dataset } from '../generated/api';
 
 function Preview(props: { dataset: Dataset }) {
   const rows = useLoad(() => api<{ data: Record<string, unknown>[] }>('GET', `datasets/${props.dataset.id}/rows?limit=20`), [props.dataset.id]);

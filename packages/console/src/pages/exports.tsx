@@ -1,16 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type List, type Session } from '../api';
 import { Empty, ErrorNote, Field, Loading, Page, useAction, useLoad, when } from '../ui';
-
-interface Export {
-  id: string;
-  resource: string;
-  format: string;
-  status: 'pending' | 'completed' | 'failed';
-  fileName: string | null;
-  error: string | null;
-  createdAt: string;
-}
+import { type Export } from '../generated/api';
 
 export function Exports(props: { session: Session }) {
   const exports = useLoad(() => api<List<Export>>('GET', 'exports?limit=50'));

@@ -1,14 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, type List, type Session } from '../api';
 import { Field, ListTable, Page, useAction, useLoad, when } from '../ui';
-
-export interface Project {
-  id: string;
-  name: string;
-  area: string | null;
-  description: string | null;
-  createdAt: string;
-}
+import { type Project } from '../generated/api';
+export type { Project };
 
 export const useProjects = () => useLoad(() => api<List<Project>>('GET', 'projects?limit=100'));
 

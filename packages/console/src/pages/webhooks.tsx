@@ -1,24 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type List, type Session } from '../api';
 import { Empty, ErrorNote, Field, Loading, Page, ShownOnce, useAction, useLoad, when } from '../ui';
-
-interface Webhook {
-  id: string;
-  name: string;
-  url: string;
-  events: string[];
-  isActive: boolean;
-  disabledReason: string | null;
-}
-
-interface Delivery {
-  id: string;
-  event: string;
-  status: 'pending' | 'delivered' | 'failed';
-  createdAt: string;
-  nextAttemptAt: string | null;
-  attempts: { number: number; trigger: string; startedAt: string; durationMs: number; httpStatus: number | null; error: string | null; errorDetail: string | null; responseBody: string | null }[];
-}
+import { type Delivery, type Webhook } from '../generated/api';
 
 /** The event names, read from the API's own schema for POST /webhooks (one list, kept by the server). */
 async function eventNames(): Promise<string[]> {

@@ -1,6 +1,5 @@
 import websocket from '@fastify/websocket';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { printSchema } from 'graphql';
 import type { CommittedEvents } from '../events/committed.js';
 import { type AuthOptions, authenticate } from '../platform/auth.js';
 import { ApiError } from '../platform/errors.js';
@@ -9,7 +8,7 @@ import type { Services } from '../services.js';
 import { graphqlContext } from './context.js';
 import { DocumentCache } from './documents.js';
 import { sendGraphqlError } from './errors.js';
-import { executableSchema } from './executable-schema.js';
+import { executableSchema, schemaSource } from './executable-schema.js';
 import { GraphqlHttp } from './http.js';
 import { resolvers } from './resolvers.js';
 import { type SubscriptionCaps, subscriptionHandler, subscriptionResolvers } from './subscriptions.js';
@@ -45,11 +44,10 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
  */
 export async function graphqlApi(app: FastifyInstance, { services, auth, events, secretKey, subscriptionCaps }: GraphqlDeps): Promise<void> {
   const schema = executableSchema({ ...resolvers, Subscription: subscriptionResolvers(events) });
-  const sdl = printSchema(schema);
   const documents = new DocumentCache(schema);
 
   app.get(`${graphqlPath}/schema.graphql`, { schema: { hide: true } }, (_request, reply) => {
-    void reply.type('text/plain; charset=utf-8').send(sdl);
+    void reply.type('text/plain; charset=utf-8').send(schemaSource);
   });
 
   await app.register(async (graphql) => {

@@ -32,6 +32,10 @@ const headers = {
   'X-Request-Id': header('Identifies this request in the logs; the same as requestId in an error body.', { type: 'string' }),
   ...rateLimitHeaders,
   'Retry-After': header('Seconds to wait before trying again (at least 1).'),
+  'X-Should-Retry': header('On every error answer: `true` when sending the same request again may succeed (409 IDEMPOTENCY_IN_PROGRESS, 429, 5xx), `false` when it would get the same refusal.', {
+    type: 'string',
+    enum: ['true', 'false'],
+  }),
   [replayedHeader]: header('`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', {
     type: 'string',
     enum: ['true'],
@@ -70,7 +74,7 @@ function makeIdempotent(operation: Operation): void {
 /**
  * Completes what the routes generate with what holds for every operation: the response headers
  * (X-Request-Id on every response; X-RateLimit-* on every response past the key and plan checks;
- * Retry-After on 429), idempotent POSTs, the namespaces' tags, and the webhooks with their payload
+ * Retry-After on 429; X-Should-Retry on every error), idempotent POSTs, the namespaces' tags, and the webhooks with their payload
  * schemas.
  */
 function complete(document: Document): Document {
@@ -85,6 +89,7 @@ function complete(document: Document): Document {
           for (const name of Object.keys(rateLimitHeaders) as (keyof typeof rateLimitHeaders)[]) refs[name] = headerRef(name);
         }
         if (status === '429') refs['Retry-After'] = headerRef('Retry-After');
+        if (Number(status) >= 400) refs['X-Should-Retry'] = headerRef('X-Should-Retry');
         response.headers = { ...refs, ...response.headers };
       }
     }

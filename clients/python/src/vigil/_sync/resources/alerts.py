@@ -1,15 +1,27 @@
 # Generated from src/vigil/_async/resources/alerts.py by scripts/generate_sync.py: do not edit.
-from typing import Optional, Union
+from __future__ import annotations
 
-from ..._core import NOT_GIVEN, NotGiven, body_of
+from functools import cached_property
+from typing import TYPE_CHECKING, Optional, Union
+
+from ..._core import NOT_GIVEN, NotGiven, RequestOptions, body_of
 from ..._models import Alert, AlertStatus, Severity
+from .._response import to_raw_response_wrapper
 from .._paginator import Paginator
 from ._base import Resource, path
 
 OptionalText = Union[str, None, NotGiven]
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 
 class Alerts(Resource):
+    @cached_property
+    def with_raw_response(self) -> AlertsWithRawResponse:
+        """Each method, answering the HTTP response (`status_code`, `headers`, `parse()`) instead."""
+        return AlertsWithRawResponse(self)
+
     def list(
         self,
         *,
@@ -19,9 +31,10 @@ class Alerts(Resource):
         dedup_key: Optional[str] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        **options: Unpack[RequestOptions],
     ) -> Paginator[Alert]:
         params = {"projectId": project_id, "status": status, "severity": severity, "dedupKey": dedup_key, "limit": limit, "cursor": cursor}
-        return self._list("/alerts", Alert, params)
+        return self._list("/alerts", Alert, params, options)
 
     def create(
         self,
@@ -35,6 +48,7 @@ class Alerts(Resource):
         threshold: OptionalText = NOT_GIVEN,
         dedup_key: Union[str, NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
+        **options: Unpack[RequestOptions],
     ) -> Alert:
         """Creates an alert; with a `dedup_key` that an active or acknowledged alert of the project
         already has, counts a repeat of that one instead (its `occurrences` + 1) and returns it."""
@@ -50,10 +64,10 @@ class Alerts(Resource):
                 "dedupKey": dedup_key,
             }
         )
-        return self._client.fetch("POST", "/alerts", Alert, json=body, idempotency_key=idempotency_key)
+        return self._client.fetch("POST", "/alerts", Alert, json=body, idempotency_key=idempotency_key, options=options)
 
-    def retrieve(self, alert_id: str) -> Alert:
-        return self._client.fetch("GET", path("/alerts/{}", alert_id), Alert)
+    def retrieve(self, alert_id: str, **options: Unpack[RequestOptions]) -> Alert:
+        return self._client.fetch("GET", path("/alerts/{}", alert_id), Alert, options=options)
 
     def update(
         self,
@@ -65,22 +79,35 @@ class Alerts(Resource):
         area: OptionalText = NOT_GIVEN,
         value: OptionalText = NOT_GIVEN,
         threshold: OptionalText = NOT_GIVEN,
+        **options: Unpack[RequestOptions],
     ) -> Alert:
         body = body_of(
             {"title": title, "severity": severity, "description": description, "area": area, "value": value, "threshold": threshold}
         )
-        return self._client.fetch("PATCH", path("/alerts/{}", alert_id), Alert, json=body)
+        return self._client.fetch("PATCH", path("/alerts/{}", alert_id), Alert, json=body, options=options)
 
-    def delete(self, alert_id: str) -> None:
-        self._client.request("DELETE", path("/alerts/{}", alert_id))
+    def delete(self, alert_id: str, **options: Unpack[RequestOptions]) -> None:
+        return self._client.fetch_none("DELETE", path("/alerts/{}", alert_id), options=options)
 
-    def acknowledge(self, alert_id: str, *, idempotency_key: Optional[str] = None) -> Alert:
-        return self._client.fetch("POST", path("/alerts/{}/acknowledge", alert_id), Alert, idempotency_key=idempotency_key)
+    def acknowledge(self, alert_id: str, *, idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> Alert:
+        return self._client.fetch("POST", path("/alerts/{}/acknowledge", alert_id), Alert, idempotency_key=idempotency_key, options=options)
 
-    def assign(self, alert_id: str, *, user_id: str, idempotency_key: Optional[str] = None) -> Alert:
+    def assign(self, alert_id: str, *, user_id: str, idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> Alert:
         """Assigns the alert to an active user of the organization."""
         route = path("/alerts/{}/assign", alert_id)
-        return self._client.fetch("POST", route, Alert, json={"userId": user_id}, idempotency_key=idempotency_key)
+        return self._client.fetch("POST", route, Alert, json={"userId": user_id}, idempotency_key=idempotency_key, options=options)
 
-    def resolve(self, alert_id: str, *, idempotency_key: Optional[str] = None) -> Alert:
-        return self._client.fetch("POST", path("/alerts/{}/resolve", alert_id), Alert, idempotency_key=idempotency_key)
+    def resolve(self, alert_id: str, *, idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> Alert:
+        return self._client.fetch("POST", path("/alerts/{}/resolve", alert_id), Alert, idempotency_key=idempotency_key, options=options)
+
+
+class AlertsWithRawResponse:
+    def __init__(self, alerts: Alerts) -> None:
+        self.list = to_raw_response_wrapper(alerts.list)
+        self.create = to_raw_response_wrapper(alerts.create)
+        self.retrieve = to_raw_response_wrapper(alerts.retrieve)
+        self.update = to_raw_response_wrapper(alerts.update)
+        self.delete = to_raw_response_wrapper(alerts.delete)
+        self.acknowledge = to_raw_response_wrapper(alerts.acknowledge)
+        self.assign = to_raw_response_wrapper(alerts.assign)
+        self.resolve = to_raw_response_wrapper(alerts.resolve)

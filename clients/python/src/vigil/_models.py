@@ -66,20 +66,11 @@ class Alert:
     acknowledged_at: Optional[datetime]
     resolved_at: Optional[datetime]
     dedup_key: Optional[str]
-    """The key repeats are recognized by: a create with it while this alert is open counts an occurrence instead."""
+    """The key repeats of this alert are recognized by; null when it was created without one."""
     occurrences: int
-    """1, plus one for each repeat of its dedup_key while it was open."""
+    """How many times it was raised: 1, plus one for each repeat of its dedupKey while it was open."""
     last_seen_at: datetime
-    """created_at, or the time of the latest repeat."""
-
-
-@dataclass
-class AlertmanagerResult:
-    """What one Alertmanager notification did, counted per alert."""
-
-    created: int
-    repeated: int
-    resolved: int
+    """When it was last raised: createdAt, or the time of the latest repeat."""
 
 
 @dataclass

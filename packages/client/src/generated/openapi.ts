@@ -2341,6 +2341,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2354,6 +2355,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2396,6 +2398,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2423,6 +2426,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2519,6 +2523,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2532,6 +2537,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2616,6 +2622,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2643,6 +2650,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2720,6 +2728,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2733,6 +2742,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2761,6 +2771,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2788,6 +2799,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2861,6 +2873,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2874,6 +2887,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2887,6 +2901,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2900,6 +2915,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2928,6 +2944,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2955,6 +2972,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3044,6 +3062,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3114,6 +3133,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3141,6 +3161,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3222,6 +3243,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3249,6 +3271,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3262,6 +3285,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3275,6 +3299,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3303,6 +3328,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3330,6 +3356,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3417,6 +3444,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3501,6 +3529,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3528,6 +3557,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3609,6 +3639,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3636,6 +3667,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3649,6 +3681,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3662,6 +3695,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3690,6 +3724,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3717,6 +3752,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3784,6 +3820,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3826,6 +3863,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3853,6 +3891,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3942,6 +3981,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4026,6 +4066,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4053,6 +4094,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4126,6 +4168,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4139,6 +4182,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4152,6 +4196,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4165,6 +4210,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4193,6 +4239,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4220,6 +4267,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4293,6 +4341,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4306,6 +4355,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4390,6 +4440,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4499,6 +4550,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4541,6 +4593,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4568,6 +4621,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4654,6 +4708,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4738,6 +4793,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4765,6 +4821,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4842,6 +4899,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4855,6 +4913,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4883,6 +4942,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4910,6 +4970,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4983,6 +5044,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4996,6 +5058,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5009,6 +5072,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5022,6 +5086,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5050,6 +5115,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5077,6 +5143,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5175,6 +5242,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5245,6 +5313,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5272,6 +5341,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5367,6 +5437,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5451,6 +5522,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5478,6 +5550,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5559,6 +5632,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5586,6 +5660,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5599,6 +5674,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5612,6 +5688,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5640,6 +5717,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5667,6 +5745,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5790,6 +5869,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5803,6 +5883,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5845,6 +5926,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5872,6 +5954,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6043,6 +6126,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6056,6 +6140,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6140,6 +6225,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6167,6 +6253,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6299,6 +6386,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6312,6 +6400,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6340,6 +6429,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6367,6 +6457,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6440,6 +6531,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6453,6 +6545,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6466,6 +6559,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6479,6 +6573,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6507,6 +6602,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6534,6 +6630,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6717,6 +6814,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6787,6 +6885,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6814,6 +6913,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6909,6 +7009,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6922,6 +7023,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6950,6 +7052,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6977,6 +7080,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7169,6 +7273,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7253,6 +7358,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7280,6 +7386,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7348,6 +7455,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7361,6 +7469,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7403,6 +7512,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7430,6 +7540,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7507,6 +7618,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7520,6 +7632,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7548,6 +7661,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7575,6 +7689,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7648,6 +7763,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7661,6 +7777,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7674,6 +7791,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7687,6 +7805,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7715,6 +7834,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7742,6 +7862,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7822,6 +7943,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7878,6 +8000,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7905,6 +8028,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7971,6 +8095,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7984,6 +8109,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8012,6 +8138,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8039,6 +8166,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8111,6 +8239,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8181,6 +8310,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8208,6 +8338,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8287,6 +8418,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8300,6 +8432,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8342,6 +8475,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8369,6 +8503,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8462,6 +8597,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8475,6 +8611,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8559,6 +8696,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8586,6 +8724,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8659,6 +8798,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8672,6 +8812,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8685,6 +8826,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8698,6 +8840,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8726,6 +8869,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8753,6 +8897,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8820,6 +8965,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8862,6 +9008,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8889,6 +9036,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8983,6 +9131,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8996,6 +9145,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9080,6 +9230,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9107,6 +9258,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9184,6 +9336,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9197,6 +9350,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9225,6 +9379,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9252,6 +9407,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9331,6 +9487,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9358,6 +9515,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9386,6 +9544,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9413,6 +9572,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9481,6 +9641,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9494,6 +9655,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9536,6 +9698,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9563,6 +9726,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9640,6 +9804,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9653,6 +9818,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9681,6 +9847,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9708,6 +9875,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9742,6 +9910,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9752,6 +9921,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9765,6 +9935,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9778,6 +9949,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9791,6 +9963,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9804,6 +9977,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9817,6 +9991,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9831,6 +10006,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9844,6 +10020,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9857,6 +10034,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9870,6 +10048,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9959,142 +10138,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description IDEMPOTENCY_IN_PROGRESS: a request with the same Idempotency-Key is still running; retry after a moment. */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body or query is invalid (VALIDATION_ERROR); details names each field. */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    listProjects: {
-        parameters: {
-            query?: {
-                /** @description The nextCursor of the previous page. */
-                cursor?: string;
-                /** @description Items per page, 1 to 100. */
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["Project"][];
-                        meta: components["schemas"]["PageMeta"];
-                    };
-                };
-            };
             /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
             401: {
                 headers: {
@@ -10117,140 +10160,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
-            408: {
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
-            431: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
-            500: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
-            503: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    createProject: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes a retry safe: the first request with this key runs and its answer is kept for 24 hours; a repeat of the same request gets that answer again and changes nothing. 1 to 255 printable ASCII characters (a UUID). */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    area?: string | null;
-                    description?: string | null;
-                    name: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Created. */
-            201: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["Project"];
-                    };
-                };
-            };
-            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
-            403: {
-                headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
@@ -10266,6 +10181,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10350,6 +10266,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10377,6 +10294,333 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listProjects: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query or a header is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with this key runs and its answer is kept for 24 hours; a repeat of the same request gets that answer again and changes nothing. 1 to 255 printable ASCII characters (a UUID). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    area?: string | null;
+                    description?: string | null;
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Project"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired, or the console session has ended (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED), or the caller may not do this (FORBIDDEN): a console session's role, or a rule such as admin sessions only. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request did not arrive within VIGIL_REQUEST_TIMEOUT_MS (REQUEST_TIMEOUT). */
+            408: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_IN_PROGRESS: a request with the same Idempotency-Key is still running; retry after a moment. */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than this operation accepts (PAYLOAD_TOO_LARGE). */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts (UNSUPPORTED_MEDIA_TYPE). */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body, a header or the query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's (or console session's) requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than the server accepts (HEADERS_TOO_LARGE). */
+            431: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server is shutting down or its database is unreachable (SERVICE_UNAVAILABLE); Retry-After says when to try again. */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10454,6 +10698,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10467,6 +10712,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10495,6 +10741,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10522,6 +10769,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10595,6 +10843,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10608,6 +10857,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10621,6 +10871,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10634,6 +10885,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10662,6 +10914,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10689,6 +10942,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10774,6 +11028,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10844,6 +11099,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10871,6 +11127,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10981,6 +11238,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11065,6 +11323,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11092,6 +11351,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11153,6 +11413,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11166,6 +11427,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11194,6 +11456,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11221,6 +11484,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11290,6 +11554,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11332,6 +11597,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11359,6 +11625,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11449,6 +11716,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11533,6 +11801,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11560,6 +11829,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11637,6 +11907,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11650,6 +11921,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11678,6 +11950,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11705,6 +11978,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11790,6 +12064,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11874,6 +12149,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11901,6 +12177,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11982,6 +12259,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12009,6 +12287,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12022,6 +12301,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12035,6 +12315,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12063,6 +12344,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12090,6 +12372,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12171,6 +12454,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12198,6 +12482,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12211,6 +12496,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12224,6 +12510,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12252,6 +12539,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12279,6 +12567,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12346,6 +12635,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12388,6 +12678,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12415,6 +12706,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12490,6 +12782,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12574,6 +12867,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12601,6 +12895,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12678,6 +12973,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12691,6 +12987,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12719,6 +13016,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12746,6 +13044,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12819,6 +13118,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12832,6 +13132,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12845,6 +13146,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12858,6 +13160,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12886,6 +13189,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12913,6 +13217,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13001,6 +13306,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13071,6 +13377,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13098,6 +13405,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13183,6 +13491,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13225,6 +13534,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13252,6 +13562,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13330,6 +13641,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13343,6 +13655,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13371,6 +13684,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13398,6 +13712,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13480,6 +13795,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13507,6 +13823,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13520,6 +13837,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13533,6 +13851,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13561,6 +13880,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13588,6 +13908,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13679,6 +14000,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13763,6 +14085,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13790,6 +14113,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13871,6 +14195,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13898,6 +14223,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13911,6 +14237,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13924,6 +14251,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13952,6 +14280,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13979,6 +14308,7 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Should-Retry": components["headers"]["X-Should-Retry"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -11,9 +11,18 @@ export interface components {
             assigneeId: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description The key repeats of this alert are recognized by; null when it was created without one. */
+            dedupKey: string | null;
             description: string | null;
             /** @example alrt_01jd3v7f3ygc0x6m8pj6kq2e9r */
             id: string;
+            /**
+             * Format: date-time
+             * @description When it was last raised: createdAt, or the time of the latest repeat.
+             */
+            lastSeenAt: string;
+            /** @description How many times it was raised: 1, plus one for each repeat of its dedupKey while it was open. */
+            occurrences: number;
             projectId: string;
             /** Format: date-time */
             resolvedAt: string | null;

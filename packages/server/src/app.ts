@@ -125,6 +125,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // A worker process serves only the health checks: the REST and GraphQL APIs are the api role's.
   if (config.role !== 'worker') {
+    // Heard before the routes are registered: REST's alert stream and GraphQL's subscriptions read them.
+    const heard = await CommittedEvents.listen(db, (error) => http.log.error({ err: error }, 'committed event not delivered'));
+    committedEvents = heard;
     for (const schema of sharedSchemas) http.addSchema(schema);
     await http.register(swagger, openapiOptions());
     await http.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Vigil API reference' } });
@@ -148,14 +151,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
           enforceAccessPolicy(authenticated, '/api/v1');
           idempotentPosts(authenticated, { db, clock });
           installNotFoundHandler(authenticated);
-          await authenticated.register(apiRoutes, { services, keyRevoked: () => grants.forget() });
+          await authenticated.register(apiRoutes, { services, events: heard, keyRevoked: () => grants.forget() });
           await authenticated.register(currentSessionRoutes, consoleSession);
         });
       },
       { prefix: '/api/v1' },
     );
-    committedEvents = await CommittedEvents.listen(db, (error) => http.log.error({ err: error }, 'committed event not delivered'));
-    await http.register(graphqlApi, { services, auth, events: committedEvents, secretKey: config.secretKey });
+    await http.register(graphqlApi, { services, auth, events: heard, secretKey: config.secretKey });
     await http.register(embedPublicRoutes, { prefix: '/embed', embed: services.embed });
   }
 

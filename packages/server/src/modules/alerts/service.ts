@@ -7,8 +7,8 @@ import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pa
 import { findProject } from '../projects/store.js';
 import { findUser } from '../users/store.js';
 import { type AlertMove, canMove } from './lifecycle.js';
-import type { Alert, AlertFilters, CreateAlert, UpdateAlert } from './schema.js';
-import { type AlertChanges, deleteAlert, findAlert, insertAlert, listAlerts, listAlertsOfProjects, updateAlert } from './store.js';
+import type { Alert, AlertFilters, CreateAlert, OpenCounts, TimelineEntry, UpdateAlert } from './schema.js';
+import { type AlertChanges, countOpenAlerts, deleteAlert, findAlert, insertAlert, listAlertEvents, listAlerts, listAlertsOfProjects, updateAlert } from './store.js';
 
 export class AlertService {
   constructor(private readonly ctx: ServiceContext) {}
@@ -36,40 +36,40 @@ export class AlertService {
     return found(await findAlert(this.ctx.db, orgId, id), 'alert');
   }
 
-  async create(orgId: string, input: CreateAlert): Promise<Alert> {
+  async create(orgId: string, input: CreateAlert, actorId: string | null = null): Promise<Alert> {
     return this.ctx.db.transaction(async (tx) => {
       found(await findProject(tx, orgId, input.projectId, true), 'project');
       const at = this.ctx.clock.now();
       const alert = await insertAlert(tx, orgId, newId('alert', at.getTime()), input, at);
-      await recordEvent(tx, this.ctx.clock, orgId, 'alert.created', alert);
-      if (alert.severity === 'critical') await recordEvent(tx, this.ctx.clock, orgId, 'alert.critical', alert);
+      await recordEvent(tx, this.ctx.clock, orgId, 'alert.created', alert, actorId);
+      if (alert.severity === 'critical') await recordEvent(tx, this.ctx.clock, orgId, 'alert.critical', alert, actorId);
       return alert;
     });
   }
 
-  async update(orgId: string, id: string, input: UpdateAlert): Promise<Alert> {
+  async update(orgId: string, id: string, input: UpdateAlert, actorId: string | null = null): Promise<Alert> {
     return this.ctx.db.transaction(async (tx) => {
       const before = await this.lock(tx, orgId, id);
       const alert = await updateAlert(tx, orgId, id, { ...input, updated_at: this.ctx.clock.now() });
       if (alert.severity === 'critical' && before.severity !== 'critical') {
-        await recordEvent(tx, this.ctx.clock, orgId, 'alert.critical', alert);
+        await recordEvent(tx, this.ctx.clock, orgId, 'alert.critical', alert, actorId);
       }
       return alert;
     });
   }
 
-  async acknowledge(orgId: string, id: string): Promise<Alert> {
+  async acknowledge(orgId: string, id: string, actorId: string | null = null): Promise<Alert> {
     const at = this.ctx.clock.now();
-    return this.move(orgId, id, 'acknowledge', { status: 'acknowledged', acknowledged_at: at, updated_at: at }, 'alert.acknowledged');
+    return this.move(orgId, id, actorId, 'acknowledge', { status: 'acknowledged', acknowledged_at: at, updated_at: at }, 'alert.acknowledged');
   }
 
-  async resolve(orgId: string, id: string): Promise<Alert> {
+  async resolve(orgId: string, id: string, actorId: string | null = null): Promise<Alert> {
     const at = this.ctx.clock.now();
-    return this.move(orgId, id, 'resolve', { status: 'resolved', resolved_at: at, updated_at: at }, 'alert.resolved');
+    return this.move(orgId, id, actorId, 'resolve', { status: 'resolved', resolved_at: at, updated_at: at }, 'alert.resolved');
   }
 
-  async assign(orgId: string, id: string, userId: string): Promise<Alert> {
-    return this.move(orgId, id, 'assign', { assignee_id: userId, updated_at: this.ctx.clock.now() }, 'alert.assigned', async (tx) => {
+  async assign(orgId: string, id: string, userId: string, actorId: string | null = null): Promise<Alert> {
+    return this.move(orgId, id, actorId, 'assign', { assignee_id: userId, updated_at: this.ctx.clock.now() }, 'alert.assigned', async (tx) => {
       const user = found(await findUser(tx, orgId, userId), 'user');
       if (user.status !== 'active') {
         throw new ApiError('VALIDATION_ERROR', `userId names a user who is ${user.status}; only active members can be assigned.`, [
@@ -79,16 +79,17 @@ export class AlertService {
     });
   }
 
-  async delete(orgId: string, id: string): Promise<void> {
+  async delete(orgId: string, id: string, actorId: string | null = null): Promise<void> {
     await this.ctx.db.transaction(async (tx) => {
       const alert = found(await deleteAlert(tx, orgId, id), 'alert');
-      await recordEvent(tx, this.ctx.clock, orgId, 'alert.deleted', alert);
+      await recordEvent(tx, this.ctx.clock, orgId, 'alert.deleted', alert, actorId);
     });
   }
 
   private async move(
     orgId: string,
     id: string,
+    actorId: string | null,
     move: AlertMove,
     changes: AlertChanges,
     event: 'alert.acknowledged' | 'alert.resolved' | 'alert.assigned',
@@ -99,9 +100,20 @@ export class AlertService {
       if (!canMove(move, before.status)) throw conflict(`An alert that is ${before.status} cannot be ${pastTense[move]}.`);
       await check?.(tx);
       const alert = await updateAlert(tx, orgId, id, changes);
-      await recordEvent(tx, this.ctx.clock, orgId, event, alert);
+      await recordEvent(tx, this.ctx.clock, orgId, event, alert, actorId);
       return alert;
     });
+  }
+
+  /** What happened to the alert, oldest first, from the events it recorded (kept for the retention period). */
+  async timeline(orgId: string, id: string): Promise<TimelineEntry[]> {
+    found(await findAlert(this.ctx.db, orgId, id), 'alert');
+    return listAlertEvents(this.ctx.db, orgId, id);
+  }
+
+  /** How many alerts are open (active or acknowledged), per severity. */
+  async openCounts(orgId: string, projectId: string | undefined): Promise<OpenCounts> {
+    return countOpenAlerts(this.ctx.db, orgId, projectId);
   }
 
   private async lock(tx: Queryable, orgId: string, id: string): Promise<Alert> {

@@ -26,6 +26,8 @@ from ._errors import (
 )
 from ._models import (
     Alert,
+    AlertOpenCounts,
+    AlertTimelineEntry,
     ChatAnswer,
     Connection,
     Dashboard,
@@ -80,6 +82,8 @@ __all__ = [
     "InternalServerError",
     "WebhookVerificationError",
     "Alert",
+    "AlertOpenCounts",
+    "AlertTimelineEntry",
     "ChatAnswer",
     "Connection",
     "Dashboard",

@@ -61,6 +61,29 @@ class Alert:
 
 
 @dataclass
+class AlertTimelineEntry:
+    """One recorded event of an alert. `actor` is who caused it, as the API returns it
+    (`{"type": "user", "id", "email", "name"}` or `{"type": "apiKey", "id", "name"}`), or None when unknown."""
+
+    event_id: str
+    event: str
+    at: datetime
+    actor: Optional[Dict[str, Any]]
+    assignee_id: Optional[str]
+
+
+@dataclass
+class AlertOpenCounts:
+    """Open alerts (active or acknowledged) per severity."""
+
+    critical: int
+    high: int
+    medium: int
+    low: int
+    info: int
+
+
+@dataclass
 class User:
     id: str
     email: str

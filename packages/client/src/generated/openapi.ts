@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * List alerts
-         * @description Newest first, optionally filtered by project, status and severity.
+         * @description Newest first, optionally filtered by project, status, severity, assignee and a text in the title.
          */
         get: operations["listAlerts"];
         put?: never;
@@ -92,6 +92,46 @@ export interface paths {
         put?: never;
         /** Resolve an active or acknowledged alert */
         post: operations["resolveAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An alert's timeline
+         * @description What happened to the alert, oldest first: each recorded event (created, acknowledged, assigned, resolved, raised to critical) with when and who. Events are kept for the retention period (VIGIL_RETENTION_DAYS).
+         */
+        get: operations["alertTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/alerts/open-counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count open alerts per severity
+         * @description Active and acknowledged alerts, per severity, optionally of one project.
+         */
+        get: operations["countOpenAlerts"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1447,6 +1487,14 @@ export interface components {
              */
             timestamp: string;
         };
+        /** @description Open alerts (active or acknowledged) per severity. */
+        AlertOpenCounts: {
+            critical: number;
+            high: number;
+            info: number;
+            low: number;
+            medium: number;
+        };
         /** @description An alert was resolved. */
         AlertResolvedEvent: {
             data: components["schemas"]["Alert"];
@@ -1462,6 +1510,28 @@ export interface components {
              * @description When the event happened.
              */
             timestamp: string;
+        };
+        /** @description One recorded event of the alert. `actor` is who caused it: a user (console session), an API key, or null when unknown (events from before actors were recorded, or made by the service itself). `assigneeId` is the alert's assignee after the event. */
+        AlertTimelineEntry: {
+            actor: {
+                email: string | null;
+                id: string;
+                name: string | null;
+                /** @enum {string} */
+                type: "user";
+            } | {
+                id: string;
+                name: string | null;
+                /** @enum {string} */
+                type: "apiKey";
+            } | null;
+            assigneeId: string | null;
+            /** Format: date-time */
+            at: string;
+            /** @example alert.acknowledged */
+            event: string;
+            /** @example evt_01jd3v7f3ygc0x6m8pj6kq2e9r */
+            eventId: string;
         };
         ApiKey: {
             /** Format: date-time */
@@ -2249,11 +2319,15 @@ export interface operations {
     listAlerts: {
         parameters: {
             query?: {
+                /** @description Only alerts assigned to this user. */
+                assigneeId?: string;
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
                 /** @description Items per page, 1 to 100. */
                 limit?: number;
                 projectId?: string;
+                /** @description Only alerts whose title contains this text (case-insensitive). */
+                q?: string;
                 severity?: "critical" | "high" | "medium" | "low" | "info";
                 status?: "active" | "acknowledged" | "resolved";
             };
@@ -3114,6 +3188,182 @@ export interface operations {
             };
             /** @description The alert is in a status this move cannot start from. Or IDEMPOTENCY_IN_PROGRESS: a request with the same Idempotency-Key is still running; retry after a moment. */
             409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertTimelineEntry"][];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource in this organization (NOT_FOUND); another organization's ids are not found either. */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's requests for this minute are used up (RATE_LIMITED); Retry-After says when to try again. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (INTERNAL_ERROR), logged with the request id. */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    countOpenAlerts: {
+        parameters: {
+            query?: {
+                projectId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AlertOpenCounts"];
+                    };
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired (UNAUTHORIZED). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization's plan does not include API access (PLAN_UPGRADE_REQUIRED). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The query is invalid (VALIDATION_ERROR); details names each field. */
+            422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

@@ -1,8 +1,9 @@
 # Generated from src/vigil/_async/resources/alerts.py by scripts/generate_sync.py: do not edit.
-from typing import Optional, Union
+from typing import List, Optional, Union
 
-from ..._core import NOT_GIVEN, NotGiven, body_of
-from ..._models import Alert, AlertStatus, Severity
+from ..._core import NOT_GIVEN, NotGiven, body_of, query_of
+from ..._decode import decode
+from ..._models import Alert, AlertOpenCounts, AlertStatus, AlertTimelineEntry, Severity
 from .._paginator import Paginator
 from ._base import Resource, path
 
@@ -79,3 +80,12 @@ class Alerts(Resource):
 
     def resolve(self, alert_id: str, *, idempotency_key: Optional[str] = None) -> Alert:
         return self._client.fetch("POST", path("/alerts/{}/resolve", alert_id), Alert, idempotency_key=idempotency_key)
+
+    def timeline(self, alert_id: str) -> List[AlertTimelineEntry]:
+        """What happened to the alert, oldest first: each recorded event with when and who."""
+        response = self._client.request("GET", path("/alerts/{}/timeline", alert_id))
+        return [decode(AlertTimelineEntry, entry) for entry in response.json()["data"]]
+
+    def open_counts(self, *, project_id: Optional[str] = None) -> AlertOpenCounts:
+        """Open alerts (active or acknowledged) per severity, optionally of one project."""
+        return self._client.fetch("GET", "/alerts/open-counts", AlertOpenCounts, params=query_of({"projectId": project_id}))

@@ -19,16 +19,7 @@ export function useCsrfToken(token: string): void {
   csrfToken = token;
 }
 
-export interface Session {
-  user: { id: string; email: string; name: string | null; role: 'admin' | 'member' | 'viewer' };
-  organization: { id: string; name: string; plan: string };
-  csrfToken: string;
-}
-
-export interface List<T> {
-  data: T[];
-  meta: { hasMore: boolean; nextCursor: string | null };
-}
+export type { List, Session } from './api-types';
 
 async function failureOf(response: Response): Promise<ApiFailure> {
   const body = (await response.json().catch(() => null)) as { error?: string; code?: string; details?: ApiFailure['details'] } | null;

@@ -139,6 +139,7 @@ export function ListTable<T extends { id: string }>(props: {
       {!rows && !props.error && <Loading />}
       {rows && rows.length === 0 && <Empty>{props.empty}</Empty>}
       {rows && rows.length > 0 && (
+        <ScrollRegion label={props.caption}>
         <table aria-live={props.live ? 'polite' : undefined}>
           <caption>{props.caption}</caption>
           <thead>
@@ -161,7 +162,17 @@ export function ListTable<T extends { id: string }>(props: {
             ))}
           </tbody>
         </table>
+        </ScrollRegion>
       )}
     </>
+  );
+}
+
+/** A wide table scrolls inside itself on a narrow screen, never the page; keyboard users can scroll it too. */
+export function ScrollRegion(props: { label: ComponentChildren; children: ComponentChildren }) {
+  return (
+    <div class="table-scroll" tabIndex={0} role="region" aria-label={typeof props.label === 'string' ? props.label : undefined}>
+      {props.children}
+    </div>
   );
 }

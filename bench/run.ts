@@ -6,12 +6,12 @@ import { runRestBench } from './rest.js';
 import { describeMachine } from './support/machine.js';
 import { repoRoot } from './support/processes.js';
 
-const usage = `usage: npm run bench -- [rest] [webhooks] [ingest] [client] [graphql] [scale-out] [--pglite] [--duration SECONDS] [--profile DIR] [--out FILE]
+const usage = `usage: npm run bench -- [rest] [webhooks] [ingest] [client] [graphql] [scale-out] [console] [--pglite] [--duration SECONDS] [--profile DIR] [--out FILE]
   no part named: all parts; the REST part on PostgreSQL (DATABASE_URL, else the local vigil_bench database)`;
 
-type Part = 'rest' | 'webhooks' | 'ingest' | 'client' | 'graphql' | 'scale-out';
+type Part = 'rest' | 'webhooks' | 'ingest' | 'client' | 'graphql' | 'scale-out' | 'console';
 
-const parts: Part[] = ['rest', 'webhooks', 'ingest', 'client', 'graphql', 'scale-out'];
+const parts: Part[] = ['rest', 'webhooks', 'ingest', 'client', 'graphql', 'scale-out', 'console'];
 
 /** The other parts are optional modules: a part whose file is not there is reported as missing. */
 const optionalParts: Record<Exclude<Part, 'rest'>, { file: string; run: (module: Record<string, unknown>) => Promise<string> }> = {
@@ -20,6 +20,7 @@ const optionalParts: Record<Exclude<Part, 'rest'>, { file: string; run: (module:
   client: { file: 'client.ts', run: (module) => (module.runClientBench as () => Promise<string>)() },
   graphql: { file: 'graphql.ts', run: (module) => (module.runGraphqlBench as () => Promise<string>)() },
   'scale-out': { file: 'scale-out.ts', run: (module) => (module.runScaleOutBench as () => Promise<string>)() },
+  console: { file: 'console.ts', run: (module) => (module.runConsoleBench as () => Promise<string>)() },
 };
 
 function parse(argv: string[]) {

@@ -1,5 +1,5 @@
-import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { cloneElement, type ComponentChildren, isValidElement } from 'preact';
+import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import { ApiFailure } from './api';
 
 export function messageOf(error: unknown): string {
@@ -107,12 +107,26 @@ export function ShownOnce(props: { label: string; value: string; onDone: () => v
   );
 }
 
+/**
+ * A labelled control. The label points at the control (for/id) rather than wrapping it, so the
+ * control's accessible name is the label alone, not the label followed by every option of a select.
+ */
 export function Field(props: { label: string; children: ComponentChildren }) {
+  const id = useId();
+  const control = props.children;
+  if (!isValidElement(control)) {
+    return (
+      <label class="field">
+        <span>{props.label}</span>
+        {control}
+      </label>
+    );
+  }
   return (
-    <label class="field">
-      <span>{props.label}</span>
-      {props.children}
-    </label>
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      {cloneElement(control, { id })}
+    </div>
   );
 }
 

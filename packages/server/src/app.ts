@@ -1,6 +1,5 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Db } from './db/connect.js';
@@ -15,6 +14,7 @@ import { apiRoutes } from './modules/api-routes.js';
 import { embedPublicRoutes } from './modules/embed/public-routes.js';
 import { currentSessionRoutes, publicSessionRoutes, sessionCookie, sessionCookieName } from './modules/sessions/routes.js';
 import { openapiOptions } from './openapi/document.js';
+import { referencePageRoutes } from './openapi/reference-page.js';
 import { sharedSchemas } from './openapi/shared-schemas.js';
 import { enforceAccessPolicy } from './platform/access-policy.js';
 import { type AuthOptions, requireApiKey } from './platform/auth.js';
@@ -130,7 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     committedEvents = heard;
     for (const schema of sharedSchemas) http.addSchema(schema);
     await http.register(swagger, openapiOptions());
-    await http.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Vigil API reference' } });
+    referencePageRoutes(http, () => http.swagger());
     await http.register(cookie);
     const consoleSession = { sessions: services.sessions, siteUrl: config.siteUrl };
 

@@ -163,4 +163,128 @@ describe('the console for the person on call, in Chromium at 1280 and 375 px, li
     await expect(page.getByLabel('Title contains').inputValue()).resolves.toBe('job 2');
     await expect(page.getByLabel('Severity', { exact: true }).inputValue()).resolves.toBe('low');
   }, 90_000);
+
+  it('builds a dashboard of three kinds of widget by clicking, shows the SQL guard inline, and renders the same in the embed', async () => {
+    const view = views[1];
+    const { page } = view;
+    await page.goto(`${t.baseUrl}/dashboards`);
+    await page.getByLabel('Name').fill('On-call board');
+    await page.getByLabel('Project').selectOption({ label: 'Checkout' });
+    await page.getByRole('button', { name: 'Create and add widgets' }).click();
+    await page.getByRole('heading', { level: 1, name: 'On-call board' }).waitFor();
+    const dashboardId = new URL(page.url()).pathname.split('/').pop()!;
+    const saved = async () => {
+      await page.getByTestId('save-state').getByText('All changes saved').waitFor({ timeout: 15_000 });
+    };
+    const widget = (index: number) => page.locator(`fieldset[data-widget="${index}"]`);
+
+    // 1: a bar chart of the project's alerts by severity (the new widget's default).
+    await page.getByRole('button', { name: 'Add a widget' }).click();
+    await widget(0).getByLabel('Title', { exact: true }).fill('Alerts by severity');
+    // 2: a number — open alerts that are active.
+    await page.getByRole('button', { name: 'Add a widget' }).click();
+    await widget(1).getByLabel('Title', { exact: true }).fill('Active alerts');
+    await widget(1).getByLabel('Kind', { exact: true }).selectOption('number');
+    await widget(1).getByRole('button', { name: 'Add a filter' }).click();
+    await widget(1).getByLabel('Column', { exact: true }).selectOption('status');
+    await widget(1).getByLabel('Value', { exact: true }).fill('active');
+    await widget(1).getByLabel('Value', { exact: true }).blur();
+    // 3: a table from SQL; first a statement the guard refuses, shown at the widget.
+    await page.getByRole('button', { name: 'Add a widget' }).click();
+    await widget(2).getByLabel('Title', { exact: true }).fill('Alerts per status');
+    await widget(2).getByLabel('Kind', { exact: true }).selectOption('table');
+    await widget(2).getByLabel('Query', { exact: true }).selectOption('sql');
+    await widget(2).getByLabel(/^SQL/).fill('DELETE FROM alerts');
+    await widget(2).getByRole('alert').waitFor({ timeout: 15_000 });
+    expect(await widget(2).getByRole('alert').textContent()).toMatch(/^Not saved: .*SELECT/i);
+    await check(view, 'dashboard-builder-refused');
+    await widget(2).getByLabel(/^SQL/).fill('SELECT status, count(*) AS alerts FROM alerts GROUP BY status ORDER BY status');
+    await saved();
+    await expect(widget(2).getByRole('alert').count()).resolves.toBe(0);
+
+    // Reorder: the number first.
+    await widget(1).getByRole('button', { name: 'Move up' }).click();
+    await saved();
+    const stored = await ada.call<One<{ widgets: { title: string; kind: string }[] }>>('GET', `dashboards/${dashboardId}`);
+    expect(stored.body.data.widgets.map((one) => `${one.kind} ${one.title}`)).toEqual(['number Active alerts', 'bar Alerts by severity', 'table Alerts per status']);
+
+    /** Each widget as the component shows it: the number, the chart's data table, the table. */
+    const rendered = (target: Page) =>
+      target.locator('vigil-dashboard').evaluate((element) =>
+        [...element.shadowRoot!.querySelectorAll('.number, table')].map((part) => (part.textContent ?? '').replace(/\s+/g, ' ').trim()),
+      );
+    await expect.poll(() => rendered(page), { timeout: 15_000 }).toEqual([
+      expect.stringMatching(/^\d+$/),
+      expect.stringContaining('Alerts by severity'),
+      expect.stringContaining('Alerts per status'),
+    ]);
+    const inPreview = await rendered(page);
+    await check(view, 'dashboard-builder');
+
+    await page.getByRole('button', { name: 'Mint a token and show the snippet' }).click();
+    const snippet = (await page.getByTestId('secret').textContent())!;
+    const token = /token="([^"]+)"/.exec(snippet)![1];
+    const embedded = await browser.newPage();
+    await embedded.goto(`${t.baseUrl}/embed/dashboards/${dashboardId}?token=${token}`);
+    await expect.poll(() => rendered(embedded), { timeout: 15_000 }).toEqual(inPreview);
+    await embedded.context().close();
+  }, 120_000);
+
+  it('passes axe on every page at both widths, light and dark, with the menu collapsed on a phone and the theme remembered', async () => {
+    const pages = [
+      ['/alerts', 'Alerts'],
+      ['/projects', 'Projects'],
+      ['/datasets', 'Datasets'],
+      ['/chat', 'AI chat'],
+      ['/dashboards', 'Dashboards'],
+      ['/connections', 'Connections'],
+      ['/exports', 'Exports'],
+      ['/usage', 'Usage'],
+      ['/members', 'Members'],
+      ['/webhooks', 'Webhooks'],
+      ['/developers/api-keys', 'API keys'],
+    ];
+    for (const view of views) {
+      for (const [path, title] of pages) {
+        await view.page.goto(t.baseUrl + path);
+        await view.page.getByRole('heading', { level: 1, name: title }).waitFor();
+        await check(view, path.slice(1).replace('/', '-'));
+      }
+      const menu = view.page.getByRole('button', { name: 'Menu' });
+      const projectsLink = view.page.getByRole('navigation').getByRole('link', { name: 'Projects' });
+      if (view.width < 500) {
+        await expect(projectsLink.isVisible()).resolves.toBe(false);
+        await menu.click();
+        await check(view, 'menu-open');
+        await projectsLink.click();
+        await view.page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
+        await expect(projectsLink.isVisible()).resolves.toBe(false);
+      } else {
+        await expect(menu.isVisible()).resolves.toBe(false);
+        await expect(projectsLink.isVisible()).resolves.toBe(true);
+      }
+    }
+
+    const { page } = views[0];
+    const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    const light = await background();
+    await page.getByRole('button', { name: 'Dark mode' }).click();
+    await page.reload();
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await expect(page.getByRole('button', { name: 'Dark mode' }).getAttribute('aria-pressed')).resolves.toBe('true');
+    expect(await background()).not.toBe(light);
+    expect(await background()).toBe(await views[1].page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor));
+    await page.getByRole('button', { name: 'Dark mode' }).click();
+    expect(await background()).toBe(light);
+    expect(browser.offLoopbackRequests()).toEqual([]);
+  }, 300_000);
+
+  it('serves Vigil\'s own API reference at /docs: axe-clean and readable at both widths, light and dark', async () => {
+    for (const view of views) {
+      await view.page.goto(`${t.baseUrl}/docs`);
+      await view.page.getByRole('heading', { level: 1, name: 'Vigil API reference' }).waitFor();
+      await view.page.getByRole('heading', { name: /List alerts/ }).first().waitFor();
+      await check(view, 'docs');
+    }
+  }, 120_000);
 });

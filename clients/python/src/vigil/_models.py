@@ -120,6 +120,8 @@ class DeliveryAttempt:
     error: Optional[str]
     error_detail: Optional[str]
     response_body: Optional[str]
+    request_headers: Optional[Dict[str, str]] = None
+    """The request headers as sent, signatures included (None for attempts recorded before Vigil kept them)."""
 
 
 @dataclass

@@ -30,7 +30,12 @@ export function LiveDashboard(props: { dashboard: Dashboard; version?: number })
   const element = useRef<EmbedElement | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   useEffect(() => {
+    if (!props.version) return;
     void element.current?.refresh?.();
+    // The embed API may answer from its short results cache (embedResultsMaxAgeMs, 2 s): read once
+    // more after it, so the preview always ends on the saved change.
+    const again = window.setTimeout(() => void element.current?.refresh?.(), 2500);
+    return () => window.clearTimeout(again);
   }, [props.version]);
   useEffect(() => {
     loadEmbedScript();

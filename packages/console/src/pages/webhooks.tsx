@@ -28,14 +28,14 @@ function Attempt(props: { attempt: DeliveryAttempt; body: string }) {
         <summary>Request and response of attempt {attempt.number}</summary>
         <h4>Request headers</h4>
         {headers ? (
-          <pre tabIndex={0}>{Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n')}</pre>
+          <pre tabIndex={0} data-part="request-headers">{Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n')}</pre>
         ) : (
           <p class="type">Not recorded for this attempt.</p>
         )}
         <h4>Request body (JSON, formatted for reading)</h4>
-        <pre tabIndex={0}>{props.body}</pre>
+        <pre tabIndex={0} data-part="request-body">{props.body}</pre>
         <h4>Response body (first 4 KiB)</h4>
-        <pre tabIndex={0}>{attempt.responseBody ?? (attempt.error ? `No response: ${attempt.error}` : '(empty)')}</pre>
+        <pre tabIndex={0} data-part="response-body">{attempt.responseBody ?? (attempt.error ? `No response: ${attempt.error}` : '(empty)')}</pre>
       </details>
     </li>
   );

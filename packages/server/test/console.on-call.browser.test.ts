@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { launchBrowser, seriousAccessibilityViolations, type TestBrowser } from './support/browser.js';
-import { type Alert, createAlert, createProject, type One, type Project } from './support/resources.js';
+import { createAlert, createProject, type One, type Project } from './support/resources.js';
 import { acceptLink, type SignedIn } from './support/sessions.js';
 
 /** Set VIGIL_CONSOLE_SCREENSHOTS=1 to refresh the pictures in docs/console/ (docs/console.md shows them). */
@@ -23,7 +23,6 @@ describe('the console for the person on call, in Chromium at 1280 and 375 px, li
   let browser: TestBrowser;
   let ada: SignedIn;
   let bo: SignedIn;
-  let boId: string;
   let project: Project;
   const views: View[] = [];
 
@@ -65,7 +64,6 @@ describe('the console for the person on call, in Chromium at 1280 and 375 px, li
     ada = await acceptLink(t, org.inviteUrl!);
     await ada.call('PATCH', `users/${org.adminUserId}`, { name: 'Ada Lovelace' });
     const invited = await ada.call<One<{ id: string; inviteUrl: string }>>('POST', 'users', { email: 'bo@acme.test', role: 'member', name: 'Bo Chen' });
-    boId = invited.body.data.id;
     bo = await acceptLink(t, invited.body.data.inviteUrl);
     project = await createProject(t, org, 'Checkout');
     browser = await launchBrowser();

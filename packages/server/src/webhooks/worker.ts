@@ -20,7 +20,7 @@ import {
 } from './queue.js';
 import { ConcurrencyLimit } from '../platform/concurrency-limit.js';
 import { nextScheduledAttempt, retryAfterMs } from './schedule.js';
-import { type AttemptOutcome, WebhookSender } from './sender.js';
+import { WebhookSender } from './sender.js';
 import { countAttempt, countLostAttempts } from './attempt-metrics.js';
 import { deliveryHeaders } from './signer.js';
 

@@ -130,6 +130,31 @@ export function Field(props: { label: string; children: ComponentChildren }) {
   );
 }
 
+export interface Option {
+  value: string;
+  label: string;
+}
+
+/** Options whose labels are their values, or made from them. */
+export const optionsOf = (values: readonly string[], label: (value: string) => string = (value) => value): Option[] =>
+  values.map((value) => ({ value, label: label(value) }));
+
+/** A labelled select of `options`; with `none`, a first option of value '' that stands for no choice. */
+export function Choice(props: { label: string; value: string; options: Option[]; none?: string; onChange: (value: string) => void }) {
+  return (
+    <Field label={props.label}>
+      <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        {props.none !== undefined && <option value="">{props.none}</option>}
+        {props.options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
 /**
  * A list page's body: the error, "Loading…", the note for an empty list, or the table with its
  * caption, a header per column and, when the viewer may act, an actions column named for screen
@@ -156,20 +181,7 @@ export function ListTable<T extends { id: string }>(props: {
         <ScrollRegion label={props.caption}>
         <table aria-live={props.live ? 'polite' : undefined}>
           <caption>{props.caption}</caption>
-          <thead>
-            <tr>
-              {props.columns.map((column) => (
-                <th key={column} scope="col">
-                  {column}
-                </th>
-              ))}
-              {props.withActions && (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
+          <TableHead columns={props.columns} withActions={props.withActions} />
           <tbody>
             {rows.map((row) => (
               <tr key={row.id}>{props.cells(row)}</tr>
@@ -179,6 +191,26 @@ export function ListTable<T extends { id: string }>(props: {
         </ScrollRegion>
       )}
     </>
+  );
+}
+
+/** A table's header row: a header per column and, when the viewer may act, an actions column named for screen readers. */
+export function TableHead(props: { columns: string[]; withActions: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {props.columns.map((column) => (
+          <th key={column} scope="col">
+            {column}
+          </th>
+        ))}
+        {props.withActions && (
+          <th scope="col">
+            <span class="visually-hidden">Actions</span>
+          </th>
+        )}
+      </tr>
+    </thead>
   );
 }
 

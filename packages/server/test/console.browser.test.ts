@@ -162,7 +162,7 @@ describe('the web console in Chromium', () => {
         { timeout: 20_000 },
       )
       .toMatch(/Attempt 2 \(manual\).*200/);
-    await expect(admin.getByText('delivered').first().isVisible()).resolves.toBe(true);
+    await expect(admin.locator('article.delivery .status', { hasText: 'delivered' }).first().isVisible()).resolves.toBe(true);
 
     // Each attempt opens to the request as sent and the receiver's answer.
     await admin.getByText('Request and response of attempt 2').click();

@@ -3,7 +3,7 @@ import { api } from '../api';
 import { type Alert, type AlertChange, type AlertStatus, alertStatuses, type List, type OpenCounts, type Session, severities, type Severity, type User } from '../api-types';
 import { LiveBadge, useAlertStream } from '../live';
 import { followLink, navigate, useSearch } from '../router';
-import { Empty, ErrorNote, Field, Loading, Page, useAction, useLoad, when } from '../ui';
+import { Choice, Empty, ErrorNote, Field, Loading, type Option, optionsOf, Page, TableHead, useAction, useLoad, when } from '../ui';
 import { useProjects } from './projects';
 
 const pageSize = 25;
@@ -154,17 +154,8 @@ export function Alerts(props: { session: Session }) {
     return () => window.clearTimeout(timer);
   }, [titleSearch]);
 
-  const select = (name: keyof Filters, label: string, options: { value: string; label: string }[]) => (
-    <Field label={label}>
-      <select value={filters[name]} onChange={(e) => setFilter(name, e.currentTarget.value)}>
-        <option value="">All</option>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-    </Field>
+  const select = (name: keyof Filters, label: string, options: Option[]) => (
+    <Choice label={label} value={filters[name]} options={options} none="All" onChange={(value) => setFilter(name, value)} />
   );
   const projectName = (id: string) => projects.value?.data.find((project) => project.id === id)?.name ?? id;
   const userEmail = (id: string | null) => (id ? (users.value?.data.find((user) => user.id === id)?.email ?? id) : '—');
@@ -180,8 +171,8 @@ export function Alerts(props: { session: Session }) {
           <input type="search" value={titleSearch} maxLength={200} onInput={(e) => setTitleSearch(e.currentTarget.value)} />
         </Field>
         {select('projectId', 'Project', projects.value?.data.map((project) => ({ value: project.id, label: project.name })) ?? [])}
-        {select('status', 'Status', alertStatuses.map((value) => ({ value, label: value })))}
-        {select('severity', 'Severity', severities.map((value) => ({ value, label: value })))}
+        {select('status', 'Status', optionsOf(alertStatuses))}
+        {select('severity', 'Severity', optionsOf(severities))}
         {select('assigneeId', 'Assignee', users.value?.data.map((user) => ({ value: user.id, label: user.email })) ?? [])}
       </form>
       <ErrorNote error={error ?? loadError} />
@@ -192,20 +183,7 @@ export function Alerts(props: { session: Session }) {
       {alerts && alerts.length > 0 && (
         <table class="cards" aria-live="polite">
           <caption>Alerts, newest first</caption>
-          <thead>
-            <tr>
-              {['Severity', 'Title', 'Status', 'Project', 'Created', 'Assignee'].map((column) => (
-                <th key={column} scope="col">
-                  {column}
-                </th>
-              ))}
-              {canWork && (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
+          <TableHead columns={['Severity', 'Title', 'Status', 'Project', 'Created', 'Assignee']} withActions={canWork} />
           <tbody>
             {alerts.map((alert) => (
               <tr key={alert.id} data-alert={alert.id}>

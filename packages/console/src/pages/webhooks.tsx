@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import type { Delivery, DeliveryAttempt, DeliveryStatus, List, Session, Webhook } from '../api-types';
-import { Empty, ErrorNote, Field, Loading, Page, ShownOnce, useAction, useLoad, when } from '../ui';
+import { Choice, Empty, ErrorNote, Field, Loading, optionsOf, Page, ShownOnce, useAction, useLoad, when } from '../ui';
 
 /** The event names, read from the API's own schema for POST /webhooks (one list, kept by the server). */
 async function eventNames(): Promise<string[]> {
@@ -56,26 +56,8 @@ function Deliveries(props: { webhook: Webhook; canManage: boolean }) {
     <div class="deliveries">
       <h3>Delivery history of {props.webhook.name}</h3>
       <div class="row" role="search" aria-label={`Filter deliveries of ${props.webhook.name}`}>
-        <Field label="Delivery status">
-          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-            <option value="">All</option>
-            {deliveryStatuses.map((one) => (
-              <option key={one} value={one}>
-                {one}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Event">
-          <select value={event} onChange={(e) => setEvent(e.currentTarget.value)}>
-            <option value="">All</option>
-            {props.webhook.events.map((one) => (
-              <option key={one} value={one}>
-                {one}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <Choice label="Delivery status" value={status} options={optionsOf(deliveryStatuses)} none="All" onChange={setStatus} />
+        <Choice label="Event" value={event} options={optionsOf(props.webhook.events)} none="All" onChange={setEvent} />
         <button type="button" class="secondary" onClick={deliveries.reload}>
           Refresh
         </button>

@@ -1,6 +1,6 @@
 import type { Bucket, Dataset, DatasetColumn, FilterOp, MeasureFn, StructuredQuery, WidgetFilter, WidgetInput, WidgetKind } from '../api-types';
 import { widgetKinds } from '../api-types';
-import { Field } from '../ui';
+import { Choice, Field, optionsOf } from '../ui';
 
 /** The alerts source's columns (docs/dashboards.md), typed as a dataset's are. */
 const alertColumns: DatasetColumn[] = [
@@ -55,6 +55,7 @@ export function WidgetEditor(props: {
     setQuery({ filters: next.length ? next : undefined });
   };
   const groupColumn = column(query.groupBy);
+  const columnOptions = optionsOf(columns.map((one) => one.name));
   return (
     <fieldset class="widget-editor" data-widget={index}>
       <legend>
@@ -64,24 +65,16 @@ export function WidgetEditor(props: {
         <Field label="Title">
           <input required maxLength={200} value={widget.title} onInput={(e) => props.onChange({ ...widget, title: e.currentTarget.value })} />
         </Field>
-        <Field label="Kind">
-          <select value={widget.kind} onChange={(e) => props.onChange({ ...widget, kind: e.currentTarget.value as WidgetKind })}>
-            {widgetKinds.map((kind) => (
-              <option key={kind} value={kind}>
-                {kindLabels[kind]}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Query">
-          <select
-            value={isSql ? 'sql' : 'structured'}
-            onChange={(e) => props.onChange({ ...widget, query: e.currentTarget.value === 'sql' ? { sql: 'SELECT severity, count(*) AS count FROM alerts GROUP BY severity' } : { source: 'alerts', measure: { fn: 'count' } } })}
-          >
-            <option value="structured">Built from columns</option>
-            <option value="sql">SQL</option>
-          </select>
-        </Field>
+        <Choice label="Kind" value={widget.kind} options={optionsOf(widgetKinds, (kind) => kindLabels[kind as WidgetKind])} onChange={(kind) => props.onChange({ ...widget, kind: kind as WidgetKind })} />
+        <Choice
+          label="Query"
+          value={isSql ? 'sql' : 'structured'}
+          options={[
+            { value: 'structured', label: 'Built from columns' },
+            { value: 'sql', label: 'SQL' },
+          ]}
+          onChange={(mode) => props.onChange({ ...widget, query: mode === 'sql' ? { sql: 'SELECT severity, count(*) AS count FROM alerts GROUP BY severity' } : { source: 'alerts', measure: { fn: 'count' } } })}
+        />
       </div>
       {isSql ? (
         <Field label="SQL (one SELECT over the project's alerts and datasets)">
@@ -90,70 +83,37 @@ export function WidgetEditor(props: {
       ) : (
         <>
           <div class="row">
-            <Field label="Source">
-              <select value={query.source === 'alerts' ? 'alerts' : (query.datasetId ?? '')} onChange={(e) => setSource(e.currentTarget.value)}>
-                <option value="alerts">The project's alerts</option>
-                {props.datasets.map((one) => (
-                  <option key={one.id} value={one.id}>
-                    Dataset {one.name}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <Choice
+              label="Source"
+              value={query.source === 'alerts' ? 'alerts' : (query.datasetId ?? '')}
+              options={[{ value: 'alerts', label: "The project's alerts" }, ...props.datasets.map((one) => ({ value: one.id, label: `Dataset ${one.name}` }))]}
+              onChange={setSource}
+            />
             {widget.kind !== 'alerts' && (
-              <Field label="Measure">
-                <select
-                  value={fn}
-                  onChange={(e) => {
-                    const next = e.currentTarget.value as MeasureFn;
-                    const first = columns.find((one) => measurable(next, one));
-                    setQuery({ measure: next === 'count' ? { fn: 'count' } : { fn: next, column: first?.name } });
-                  }}
-                >
-                  {(Object.keys(measureLabels) as MeasureFn[]).map((one) => (
-                    <option key={one} value={one}>
-                      {measureLabels[one]}
-                    </option>
-                  ))}
-                </select>
-              </Field>
+              <Choice
+                label="Measure"
+                value={fn}
+                options={optionsOf(Object.keys(measureLabels), (one) => measureLabels[one as MeasureFn])}
+                onChange={(value) => {
+                  const next = value as MeasureFn;
+                  const first = columns.find((one) => measurable(next, one));
+                  setQuery({ measure: next === 'count' ? { fn: 'count' } : { fn: next, column: first?.name } });
+                }}
+              />
             )}
             {widget.kind !== 'alerts' && fn !== 'count' && (
-              <Field label="Of column">
-                <select value={query.measure?.column ?? ''} onChange={(e) => setQuery({ measure: { fn, column: e.currentTarget.value } })}>
-                  {columns
-                    .filter((one) => measurable(fn, one))
-                    .map((one) => (
-                      <option key={one.name} value={one.name}>
-                        {one.name}
-                      </option>
-                    ))}
-                </select>
-              </Field>
+              <Choice
+                label="Of column"
+                value={query.measure?.column ?? ''}
+                options={optionsOf(columns.filter((one) => measurable(fn, one)).map((one) => one.name))}
+                onChange={(value) => setQuery({ measure: { fn, column: value } })}
+              />
             )}
             {widget.kind !== 'alerts' && widget.kind !== 'number' && (
-              <Field label="Group by">
-                <select value={query.groupBy ?? ''} onChange={(e) => setQuery({ groupBy: e.currentTarget.value || undefined, bucket: undefined })}>
-                  <option value="">Nothing (one value)</option>
-                  {columns.map((one) => (
-                    <option key={one.name} value={one.name}>
-                      {one.name}
-                    </option>
-                  ))}
-                </select>
-              </Field>
+              <Choice label="Group by" value={query.groupBy ?? ''} options={columnOptions} none="Nothing (one value)" onChange={(value) => setQuery({ groupBy: value || undefined, bucket: undefined })} />
             )}
             {groupColumn && isTemporal(groupColumn) && (
-              <Field label="Time bucket">
-                <select value={query.bucket ?? ''} onChange={(e) => setQuery({ bucket: (e.currentTarget.value || undefined) as Bucket | undefined })}>
-                  <option value="">Each value</option>
-                  {buckets.map((one) => (
-                    <option key={one} value={one}>
-                      {one}
-                    </option>
-                  ))}
-                </select>
-              </Field>
+              <Choice label="Time bucket" value={query.bucket ?? ''} options={optionsOf(buckets)} none="Each value" onChange={(value) => setQuery({ bucket: (value || undefined) as Bucket | undefined })} />
             )}
             <Field label="Limit (rows)">
               <input type="number" min={1} max={1000} value={query.limit ?? ''} onInput={(e) => setQuery({ limit: e.currentTarget.value ? Number(e.currentTarget.value) : undefined })} />
@@ -161,24 +121,13 @@ export function WidgetEditor(props: {
           </div>
           {filters.map((filter, at) => (
             <div class="row filter" key={at} role="group" aria-label={`Filter ${at + 1} of ${name}`}>
-              <Field label="Column">
-                <select value={filter.column} onChange={(e) => setFilter(at, { ...filter, column: e.currentTarget.value })}>
-                  {columns.map((one) => (
-                    <option key={one.name} value={one.name}>
-                      {one.name}
-                    </option>
-                  ))}
-                </select>
-              </Field>
-              <Field label="Condition">
-                <select value={filter.op} onChange={(e) => setFilter(at, { ...filter, op: e.currentTarget.value as FilterOp, value: filterValue(filterText(filter.value), e.currentTarget.value as FilterOp, column(filter.column)) })}>
-                  {(Object.keys(opLabels) as FilterOp[]).map((op) => (
-                    <option key={op} value={op}>
-                      {opLabels[op]}
-                    </option>
-                  ))}
-                </select>
-              </Field>
+              <Choice label="Column" value={filter.column} options={columnOptions} onChange={(value) => setFilter(at, { ...filter, column: value })} />
+              <Choice
+                label="Condition"
+                value={filter.op}
+                options={optionsOf(Object.keys(opLabels), (op) => opLabels[op as FilterOp])}
+                onChange={(value) => setFilter(at, { ...filter, op: value as FilterOp, value: filterValue(filterText(filter.value), value as FilterOp, column(filter.column)) })}
+              />
               <Field label="Value">
                 <input value={filterText(filter.value)} onChange={(e) => setFilter(at, { ...filter, value: filterValue(e.currentTarget.value, filter.op, column(filter.column)) })} />
               </Field>

@@ -194,6 +194,7 @@ export function Alerts(props: { session: Session }) {
                   <a href={`/alerts/${alert.id}`} onClick={(event) => followLink(event, `/alerts/${alert.id}`)}>
                     {alert.title}
                   </a>
+                  {(alert.occurrences ?? 1) > 1 && <span class="type"> · seen {alert.occurrences} times</span>}
                 </td>
                 <td data-label="Status">
                   <StatusBadge status={alert.status} />

@@ -55,7 +55,7 @@ describe('the console for the person on call, in Chromium at 1280 and 375 px, li
     }
     // Pages seen in every view are pictured light at 1280 px and dark at 375 px; the others where they are.
     if (screenshotDir && (options.pictured || view.name === '1280-light' || view.name === '375-dark')) {
-      await page.screenshot({ path: `${screenshotDir}${state}-${view.width}.png`, fullPage: view.width > 500 });
+      await page.screenshot({ path: `${screenshotDir}${state}-${view.width}.png`, fullPage: view.width > 500 && state !== 'docs' });
     }
   }
 
@@ -130,7 +130,7 @@ describe('the console for the person on call, in Chromium at 1280 and 375 px, li
 
     await adaPage.reload();
     await adaPage.getByRole('heading', { level: 1, name: 'Payments queue backing up' }).waitFor();
-    await expect.poll(() => timeline(adaPage)).toEqual(story);
+    await expect.poll(() => timeline(adaPage), { timeout: 15_000 }).toEqual(story);
     await expect(adaPage.getByText('Depth 12,000 and rising').isVisible()).resolves.toBe(true);
     await expect(adaPage.getByRole('link', { name: 'Card declines up' }).getAttribute('href')).resolves.toBe(`/alerts/${other.id}`);
     await boView.page.context().close();
@@ -143,22 +143,22 @@ describe('the console for the person on call, in Chromium at 1280 and 375 px, li
     const { page } = view;
     await page.goto(`${t.baseUrl}/alerts?projectId=${quiet.id}`);
     const rows = page.locator('table.cards tbody tr');
-    await expect.poll(() => rows.count()).toBe(25);
-    await expect.poll(() => page.getByRole('list', { name: 'Open alerts by severity' }).textContent()).toMatch(/0 critical.*0 high.*0 medium.*9 low.*18 info/);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(25);
+    await expect.poll(() => page.getByRole('list', { name: 'Open alerts by severity' }).textContent(), { timeout: 15_000 }).toMatch(/0 critical.*0 high.*0 medium.*9 low.*18 info/);
     await page.getByRole('button', { name: 'Load more' }).click();
-    await expect.poll(() => rows.count()).toBe(27);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(27);
     await expect(page.getByRole('button', { name: 'Load more' }).count()).resolves.toBe(0);
 
     await page.getByRole('button', { name: /9 low/ }).click();
-    await expect.poll(() => new URL(page.url()).searchParams.get('severity')).toBe('low');
-    await expect.poll(() => rows.count()).toBe(9);
+    await expect.poll(() => new URL(page.url()).searchParams.get('severity'), { timeout: 15_000 }).toBe('low');
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(9);
     await page.getByLabel('Title contains').fill('job 2');
-    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('job 2');
+    await expect.poll(() => new URL(page.url()).searchParams.get('q'), { timeout: 15_000 }).toBe('job 2');
     // "job 2" and "job 24" are low (every third); "job 21" is low too.
-    await expect.poll(async () => (await rows.locator('.title-cell').allTextContents()).sort()).toEqual(['Nightly job 21 late', 'Nightly job 24 late']);
+    await expect.poll(async () => (await rows.locator('.title-cell').allTextContents()).sort(), { timeout: 15_000 }).toEqual(['Nightly job 21 late', 'Nightly job 24 late']);
     await check(view, 'alerts-filtered', { pictured: true });
     await page.reload();
-    await expect.poll(async () => (await rows.locator('.title-cell').allTextContents()).sort()).toEqual(['Nightly job 21 late', 'Nightly job 24 late']);
+    await expect.poll(async () => (await rows.locator('.title-cell').allTextContents()).sort(), { timeout: 15_000 }).toEqual(['Nightly job 21 late', 'Nightly job 24 late']);
     await expect(page.getByLabel('Title contains').inputValue()).resolves.toBe('job 2');
     await expect(page.getByLabel('Severity', { exact: true }).inputValue()).resolves.toBe('low');
   }, 90_000);

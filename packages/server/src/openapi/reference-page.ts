@@ -146,7 +146,7 @@ main{padding:1.25rem 2rem;max-width:60rem}section{margin-bottom:2rem}section>h2{
 .method{font-weight:700;font-family:ui-monospace,Menlo,monospace}.method.get{color:var(--get)}.method.post{color:var(--post)}.method.patch,.method.put{color:var(--patch)}.method.delete{color:var(--delete)}
 .scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.9rem;margin:.5rem 0}caption{text-align:left;font-weight:600}th,td{text-align:left;vertical-align:top;padding:.35rem .5rem;border-bottom:1px solid var(--line)}
 .required{color:var(--muted);font-size:.8em;font-weight:400}.responses{padding-left:1.2rem}.intro{color:var(--muted)}
-@media (max-width:760px){.layout{grid-template-columns:minmax(0,1fr)}nav{position:static;max-height:none;border-right:none;border-bottom:1px solid var(--line)}main{padding:1rem .75rem}header{flex-wrap:wrap}header .links{margin-left:0}nav a{min-height:44px;display:flex;align-items:center}header a{min-height:44px;display:inline-flex;align-items:center}}
+@media (max-width:760px){.layout{grid-template-columns:minmax(0,1fr)}nav{position:static;max-height:none;border-right:none;border-bottom:1px solid var(--line)}nav>ul{display:flex;flex-wrap:wrap;gap:0 1rem}nav li ul{display:none}main{padding:1rem .75rem}header{flex-wrap:wrap}header .links{margin-left:0}nav a{min-height:44px;display:flex;align-items:center}header a{min-height:44px;display:inline-flex;align-items:center}}
 `;
 
 export function referencePage(document: Document): string {

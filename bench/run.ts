@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAlertDedupBench } from './alert-dedup.js';
 import { runClientBench } from './client.js';
+import { runConsoleBench } from './console.js';
 import { runGraphqlBench } from './graphql.js';
 import { runIngestBench } from './ingest.js';
 import { runRestBench } from './rest.js';
@@ -12,13 +13,13 @@ import type { BenchMode } from './support/mode.js';
 import { repoRoot } from './support/processes.js';
 import { runWebhookBench } from './webhooks.js';
 
-const usage = `usage: npm run bench -- [rest] [webhooks] [ingest] [client] [graphql] [scale-out] [--smoke] [--pglite] [--duration SECONDS] [--profile DIR] [--out FILE]
+const usage = `usage: npm run bench -- [rest] [webhooks] [ingest] [client] [graphql] [scale-out] [console] [--smoke] [--pglite] [--duration SECONDS] [--profile DIR] [--out FILE]
   no part named: all parts; the REST part on PostgreSQL (DATABASE_URL, else the local vigil_bench database)
   --smoke: every step of each part one short round; fails when a part crashes or a correctness check fails, never on a timing`;
 
-type Part = 'rest' | 'webhooks' | 'ingest' | 'client' | 'graphql' | 'scale-out';
+type Part = 'rest' | 'webhooks' | 'ingest' | 'client' | 'graphql' | 'scale-out' | 'console';
 
-const parts: Part[] = ['rest', 'webhooks', 'ingest', 'client', 'graphql', 'scale-out'];
+const parts: Part[] = ['rest', 'webhooks', 'ingest', 'client', 'graphql', 'scale-out', 'console'];
 
 const otherParts: Record<Exclude<Part, 'rest'>, (mode: BenchMode) => Promise<string>> = {
   webhooks: runWebhookBench,
@@ -26,6 +27,7 @@ const otherParts: Record<Exclude<Part, 'rest'>, (mode: BenchMode) => Promise<str
   client: runClientBench,
   graphql: runGraphqlBench,
   'scale-out': runScaleOutBench,
+  console: runConsoleBench,
 };
 
 function parse(argv: string[]) {

@@ -66,6 +66,11 @@ async def test_alerts_and_their_lifecycle(v: AnyVigil, unique: str) -> None:
     listed = await collect(v.alerts.list(project_id=project.id, status="active"))
     assert [one.id for one in listed] == [critical.id]
     assert (await resolve(v.alerts.retrieve(alert.id))).status == "resolved"
+    story = await resolve(v.alerts.timeline(alert.id))
+    assert [entry.event for entry in story] == ["alert.created", "alert.assigned", "alert.acknowledged", "alert.resolved"]
+    assert story[0].actor is not None and story[0].actor["type"] == "apiKey" and isinstance(story[0].at, datetime)
+    counts = await resolve(v.alerts.open_counts(project_id=project.id))
+    assert (counts.critical, counts.medium, counts.high) == (0, 1, 0)
 
     await resolve(v.alerts.delete(critical.id))
     assert [one.id for one in await collect(v.alerts.list(project_id=project.id))] == [alert.id]

@@ -3,6 +3,10 @@ import type { DataOf, Operation } from './operations.js';
 
 export type Project = DataOf<Operation<'/api/v1/projects/{id}', 'get'>>;
 export type Alert = DataOf<Operation<'/api/v1/alerts/{id}', 'get'>>;
+/** One recorded event of an alert, with who caused it. */
+export type AlertTimelineEntry = DataOf<Operation<'/api/v1/alerts/{id}/timeline', 'get'>>;
+/** Open alerts (active or acknowledged) per severity. */
+export type AlertOpenCounts = DataOf<Operation<'/api/v1/alerts/open-counts', 'get'>>;
 export type User = DataOf<Operation<'/api/v1/users/{id}', 'get'>>;
 /** An invited user; `inviteUrl` is where they set a password (shown once). */
 export type InvitedUser = DataOf<Operation<'/api/v1/users', 'post'>>;

@@ -116,6 +116,10 @@ describe('every namespace of the client against a real server', () => {
     const resolved = await vigil.alerts.resolve(alert.id);
     expect(resolved).toMatchObject({ status: 'resolved', resolvedAt: expect.any(String) });
     expect(await vigil.alerts.retrieve(alert.id)).toEqual(resolved);
+    const timeline = await vigil.alerts.timeline(alert.id);
+    expect(timeline.map((entry) => entry.event)).toEqual(['alert.created', 'alert.critical', 'alert.acknowledged', 'alert.assigned', 'alert.resolved']);
+    expect(timeline[0].actor).toMatchObject({ type: 'apiKey' });
+    expect(await vigil.alerts.openCounts({ projectId })).toEqual({ critical: 0, high: 0, medium: 0, low: 0, info: 0 });
     await vigil.alerts.delete(alert.id);
     expect((await vigil.alerts.list({ projectId })).data.map((a) => a.id)).not.toContain(alert.id);
   });

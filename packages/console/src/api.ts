@@ -13,13 +13,13 @@ export class ApiFailure extends Error {
   }
 }
 
-export type { List, Session } from './generated/api';
-
 let csrfToken = '';
 
 export function useCsrfToken(token: string): void {
   csrfToken = token;
 }
+
+export type { List, Session } from './api-types';
 
 /** A session (or sign-in) past its limit: the server says how long to wait. */
 const rateLimited = (response: Response) =>

@@ -1,6 +1,5 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Db } from './db/connect.js';
@@ -15,6 +14,7 @@ import { apiRoutes } from './modules/api-routes.js';
 import { embedPublicRoutes } from './modules/embed/public-routes.js';
 import { currentSessionRoutes, publicSessionRoutes, sessionCookie, sessionCookieName } from './modules/sessions/routes.js';
 import { openapiOptions } from './openapi/document.js';
+import { referencePageRoutes } from './openapi/reference-page.js';
 import { sharedSchemas } from './openapi/shared-schemas.js';
 import { enforceAccessPolicy } from './platform/access-policy.js';
 import { type AuthOptions, requireApiKey } from './platform/auth.js';
@@ -124,9 +124,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // A worker process serves only the health checks: the REST and GraphQL APIs are the api role's.
   if (config.role !== 'worker') {
+    // Heard before the routes are registered: REST's alert stream and GraphQL's subscriptions read them.
+    const heard = await CommittedEvents.listen(db, {
+      onError: (error) => http.log.error({ err: error }, 'committed event not delivered'),
+      onCaughtUp: (delivered) => http.log.warn({ delivered }, 'committed-events listener reconnected; events committed meanwhile read back from the events table'),
+    });
+    committedEvents = heard;
     for (const schema of sharedSchemas) http.addSchema(schema);
     await http.register(swagger, openapiOptions());
-    await http.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Vigil API reference' } });
+    referencePageRoutes(http, () => http.swagger());
     // Parsed only where a session may be used (platform/auth.ts), not on every request.
     await http.register(cookie, { hook: false });
     const consoleSession = { sessions: services.sessions, siteUrl: config.siteUrl };
@@ -149,20 +155,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
           enforceAccessPolicy(authenticated, '/api/v1');
           idempotentPosts(authenticated, { db, clock });
           installNotFoundHandler(authenticated);
-          await authenticated.register(apiRoutes, { services, keyRevoked: () => grants.forget() });
+          await authenticated.register(apiRoutes, { services, events: heard, keyRevoked: () => grants.forget() });
           await authenticated.register(currentSessionRoutes, consoleSession);
         });
       },
       { prefix: '/api/v1' },
     );
-    committedEvents = await CommittedEvents.listen(db, {
-      onError: (error) => http.log.error({ err: error }, 'committed event not delivered'),
-      onCaughtUp: (delivered) => http.log.warn({ delivered }, 'committed-events listener reconnected; events committed meanwhile read back from the events table'),
-    });
     await http.register(graphqlApi, {
       services,
       auth,
-      events: committedEvents,
+      events: heard,
       secretKey: config.secretKey,
       subscriptionCaps: config.graphqlSubscriptions,
     });

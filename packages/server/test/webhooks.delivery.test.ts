@@ -23,6 +23,7 @@ interface Attempt {
   httpStatus: number | null;
   error: string | null;
   responseBody: string | null;
+  requestHeaders: Record<string, string> | null;
 }
 
 interface Delivery {
@@ -146,10 +147,25 @@ describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
     expect(history.map((d) => d.id)).toEqual([...history.map((d) => d.id)].sort().reverse());
     for (const item of history) {
       expect(item.attempts).toEqual([
-        { number: 1, trigger: 'scheduled', startedAt: clock.now().toISOString(), durationMs: expect.any(Number), httpStatus: 200, error: null, errorDetail: null, responseBody: 'ok' },
+        {
+          number: 1,
+          trigger: 'scheduled',
+          startedAt: clock.now().toISOString(),
+          durationMs: expect.any(Number),
+          httpStatus: 200,
+          error: null,
+          errorDetail: null,
+          responseBody: 'ok',
+          requestHeaders: expect.any(Object),
+        },
       ]);
       expect(item.nextAttemptAt).toBeNull();
       const sent = received.find((request) => request.headers['webhook-id'] === item.id)!;
+      // The history shows the request as the receiver got it, signatures included.
+      const sentHeaders = item.attempts[0].requestHeaders!;
+      for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-service-signature', 'x-service-event', 'user-agent']) {
+        expect(sentHeaders[name], name).toBe(sent.headers[name]);
+      }
       expect(item.payload).toEqual(JSON.parse(sent.body));
     }
     expect(await deliveries(hook.id, '?event=alert.critical')).toHaveLength(1);

@@ -28,6 +28,8 @@ from ._errors import (
 from ._models import (
     Alert,
     AlertmanagerResult,
+    AlertOpenCounts,
+    AlertTimelineEntry,
     ChatAnswer,
     Connection,
     Dashboard,
@@ -87,6 +89,8 @@ __all__ = [
     "WebhookVerificationError",
     "Alert",
     "AlertmanagerResult",
+    "AlertOpenCounts",
+    "AlertTimelineEntry",
     "ChatAnswer",
     "Connection",
     "Dashboard",

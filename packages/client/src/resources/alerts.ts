@@ -1,6 +1,6 @@
 import type { APIPromise } from '../api-promise.js';
 import type { RequestOptions } from '../client.js';
-import type { Alert } from '../models.js';
+import type { Alert, AlertOpenCounts, AlertTimelineEntry } from '../models.js';
 import type { BodyOf, FiltersOf, Operation } from '../operations.js';
 import type { PagePromise } from '../pagination.js';
 import { APIResource, segment } from '../resource.js';
@@ -41,5 +41,15 @@ export class Alerts extends APIResource {
 
   resolve(id: string, options?: RequestOptions): APIPromise<Alert> {
     return this.requestData({ method: 'POST', path: `/alerts/${segment(id)}/resolve`, options });
+  }
+
+  /** What happened to the alert, oldest first: each recorded event with when and who. */
+  timeline(id: string, options?: RequestOptions): Promise<AlertTimelineEntry[]> {
+    return this.requestData({ method: 'GET', path: `/alerts/${segment(id)}/timeline`, options });
+  }
+
+  /** Open alerts (active or acknowledged) per severity, optionally of one project. */
+  openCounts(params?: { projectId?: string }, options?: RequestOptions): Promise<AlertOpenCounts> {
+    return this.requestData({ method: 'GET', path: '/alerts/open-counts', query: params, options });
   }
 }

@@ -1,7 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type List, type Session } from '../api';
-import { Empty, ErrorNote, Field, Loading, Page, useAction, useLoad, when } from '../ui';
-import { type Export } from '../generated/api';
+import { Empty, ErrorNote, Field, Loading, Page, ScrollRegion, useAction, useLoad, when } from '../ui';
+
+interface Export {
+  id: string;
+  resource: string;
+  format: string;
+  status: 'pending' | 'completed' | 'failed';
+  fileName: string | null;
+  error: string | null;
+  createdAt: string;
+}
 
 export function Exports(props: { session: Session }) {
   const exports = useLoad(() => api<List<Export>>('GET', 'exports?limit=50'));
@@ -47,6 +56,7 @@ export function Exports(props: { session: Session }) {
       {!exports.value && !exports.error && <Loading />}
       {exports.value && exports.value.data.length === 0 && <Empty>No exports yet. Start one above; it is ready to download in a few seconds.</Empty>}
       {exports.value && exports.value.data.length > 0 && (
+        <ScrollRegion label="Exports">
         <table>
           <caption>Exports</caption>
           <thead>
@@ -70,6 +80,7 @@ export function Exports(props: { session: Session }) {
             ))}
           </tbody>
         </table>
+        </ScrollRegion>
       )}
     </Page>
   );

@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api, type List, type Session } from '../api';
+import { api } from '../api';
+import type { List, Project, Session } from '../api-types';
 import { Field, ListTable, Page, useAction, useLoad, when } from '../ui';
-import { type Project } from '../generated/api';
-export type { Project };
 
 export const useProjects = () => useLoad(() => api<List<Project>>('GET', 'projects?limit=100'));
 

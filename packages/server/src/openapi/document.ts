@@ -118,8 +118,8 @@ export function openapiOptions(): SwaggerOptions {
           'Alerts and analytics, multi-tenant. Authenticate with an API key (`Authorization: Bearer svc_live_…`); ' +
           'errors are `{error, code, details?, requestId}`. See docs/api.md.',
       },
-      // Relative: the reference page's "Try it out" calls the host it was opened on (127.0.0.1,
-      // localhost or VIGIL_SITE_URL alike); a generated client is given its base URL.
+      // Relative: the document serves whichever host it was read from (127.0.0.1, localhost or
+      // VIGIL_SITE_URL alike); a generated client is given its base URL.
       servers: [{ url: '/', description: 'The server this document was read from' }],
       components: {
         securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_ and 64 hex digits.' } },

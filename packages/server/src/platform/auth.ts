@@ -46,6 +46,9 @@ export interface AuthOptions {
   sessionRateLimit?: number;
 }
 
+/** The id an event records as who caused it: the person behind a session, or the API key. */
+export const actorOf = (caller: Caller): string => (caller.kind === 'session' ? caller.userId : caller.keyId);
+
 const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
 
 /** Node keeps the first of several Authorization headers; which key is meant is then a guess, so refuse. */

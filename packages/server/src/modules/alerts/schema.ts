@@ -66,5 +66,37 @@ export const AlertFilters = Type.Object({
   status: Type.Optional(StatusEnum),
   severity: Type.Optional(SeverityEnum),
   dedupKey: Type.Optional(Type.String({ maxLength: 255, description: 'Only alerts with this dedupKey, open or resolved.' })),
+  assigneeId: Type.Optional(Type.String({ maxLength: 100, description: 'Only alerts assigned to this user.' })),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only alerts whose title contains this text (case-insensitive).' })),
 });
 export type AlertFilters = Static<typeof AlertFilters>;
+
+const TimelineActor = Type.Union([
+  Type.Object({ type: Type.Literal('user'), id: Type.String(), email: NullableText, name: NullableText }),
+  Type.Object({ type: Type.Literal('apiKey'), id: Type.String(), name: NullableText }),
+  Type.Null(),
+]);
+
+export const TimelineEntry = Type.Object(
+  {
+    eventId: Type.String({ examples: ['evt_01jd3v7f3ygc0x6m8pj6kq2e9r'] }),
+    event: Type.String({ examples: ['alert.acknowledged'] }),
+    at: Timestamp,
+    actor: TimelineActor,
+    assigneeId: NullableText,
+  },
+  {
+    $id: 'AlertTimelineEntry',
+    description:
+      'One recorded event of the alert. `actor` is who caused it: a user (console session), an API key, or null when unknown (events from before actors were recorded, or made by the service itself). `assigneeId` is the alert\'s assignee after the event.',
+  },
+);
+export type TimelineEntry = Static<typeof TimelineEntry>;
+
+export const OpenCounts = Type.Object(
+  Object.fromEntries(severities.map((severity) => [severity, Type.Integer({ minimum: 0 })])) as Record<Severity, ReturnType<typeof Type.Integer>>,
+  { $id: 'AlertOpenCounts', description: 'Open alerts (active or acknowledged) per severity.' },
+);
+export type OpenCounts = Static<typeof OpenCounts>;
+
+export const OpenCountsQuery = Type.Object({ projectId: Type.Optional(Type.String({ maxLength: 100 })) });

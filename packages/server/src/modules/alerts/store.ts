@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/connect.js';
 import { isoOrNull, selectPage } from '../../db/list.js';
 import { updateOwnedRow } from '../../db/update.js';
 import type { PageWindow } from '../../platform/pagination.js';
-import type { Alert, AlertFilters, AlertStatus, CreateAlert, Severity } from './schema.js';
+import { type Alert, type AlertFilters, type AlertStatus, type CreateAlert, type OpenCounts, type Severity, severities, type TimelineEntry } from './schema.js';
 
 export interface AlertRow {
   id: string;
@@ -101,8 +101,8 @@ export async function findAlert(db: Queryable, orgId: string, id: string, forUpd
 }
 
 export async function listAlerts(db: Queryable, orgId: string, filters: AlertFilters, window: PageWindow): Promise<Alert[]> {
-  const where = { project_id: filters.projectId, status: filters.status, severity: filters.severity, dedup_key: filters.dedupKey };
-  return (await selectPage<AlertRow>(db, { from: 'alerts', orgId, where, window })).map(toAlert);
+  const where = { project_id: filters.projectId, status: filters.status, severity: filters.severity, assignee_id: filters.assigneeId, dedup_key: filters.dedupKey };
+  return (await selectPage<AlertRow>(db, { from: 'alerts', orgId, where, contains: { column: 'title', text: filters.q }, window })).map(toAlert);
 }
 
 /**
@@ -152,4 +152,48 @@ export async function updateAlert(db: Queryable, orgId: string, id: string, chan
 export async function deleteAlert(db: Queryable, orgId: string, id: string): Promise<Alert | undefined> {
   const [row] = await db.query<AlertRow>(`DELETE FROM alerts WHERE org_id = $1 AND id = $2 RETURNING *`, [orgId, id]);
   return row ? toAlert(row) : undefined;
+}
+
+interface EventRow {
+  id: string;
+  type: string;
+  created_at: Date;
+  actor_id: string | null;
+  assignee_id: string | null;
+  user_email: string | null;
+  user_name: string | null;
+  key_name: string | null;
+}
+
+function actorOf(row: EventRow): TimelineEntry['actor'] {
+  if (row.actor_id === null) return null;
+  if (row.key_name !== null) return { type: 'apiKey', id: row.actor_id, name: row.key_name };
+  return { type: 'user', id: row.actor_id, email: row.user_email, name: row.user_name };
+}
+
+/** The alert's recorded events, oldest first, each with who caused it (as they are named now). */
+export async function listAlertEvents(db: Queryable, orgId: string, alertId: string): Promise<TimelineEntry[]> {
+  const rows = await db.query<EventRow>(
+    `SELECT e.id, e.type, e.created_at, e.actor_id, e.data->>'assigneeId' AS assignee_id,
+            u.email AS user_email, u.name AS user_name, k.name AS key_name
+     FROM events e
+     LEFT JOIN users u ON u.org_id = e.org_id AND u.id = e.actor_id
+     LEFT JOIN api_keys k ON k.org_id = e.org_id AND k.id = e.actor_id
+     WHERE e.org_id = $1 AND e.type LIKE 'alert.%' AND e.data->>'id' = $2
+     ORDER BY e.id`,
+    [orgId, alertId],
+  );
+  return rows.map((row) => ({ eventId: row.id, event: row.type, at: row.created_at.toISOString(), actor: actorOf(row), assigneeId: row.assignee_id }));
+}
+
+export async function countOpenAlerts(db: Queryable, orgId: string, projectId: string | undefined): Promise<OpenCounts> {
+  const rows = await db.query<{ severity: Severity; count: string | number }>(
+    `SELECT severity, count(*) AS count FROM alerts
+     WHERE org_id = $1 AND status IN ('active', 'acknowledged') AND ($2::text IS NULL OR project_id = $2)
+     GROUP BY severity`,
+    [orgId, projectId ?? null],
+  );
+  const counts = Object.fromEntries(severities.map((severity) => [severity, 0])) as OpenCounts;
+  for (const row of rows) counts[row.severity] = Number(row.count);
+  return counts;
 }

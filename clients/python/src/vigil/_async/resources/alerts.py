@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, List, Optional, Union
 
-from ..._core import NOT_GIVEN, NotGiven, RequestOptions, body_of
-from ..._models import Alert, AlertStatus, Severity
+import httpx
+
+from ..._core import NOT_GIVEN, NotGiven, RequestOptions, body_of, query_of
+from ..._decode import decode
+from ..._models import Alert, AlertOpenCounts, AlertStatus, AlertTimelineEntry, Severity
 from .._response import async_to_raw_response_wrapper
 from .._paginator import AsyncPaginator
 from ._base import AsyncResource, path
@@ -99,6 +102,18 @@ class AsyncAlerts(AsyncResource):
     async def resolve(self, alert_id: str, *, idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> Alert:
         return await self._client.fetch("POST", path("/alerts/{}/resolve", alert_id), Alert, idempotency_key=idempotency_key, options=options)
 
+    async def timeline(self, alert_id: str, **options: Unpack[RequestOptions]) -> List[AlertTimelineEntry]:
+        """What happened to the alert, oldest first: each recorded event with when and who."""
+
+        async def parse(response: httpx.Response) -> List[AlertTimelineEntry]:
+            return [decode(AlertTimelineEntry, entry) for entry in response.json()["data"]]
+
+        return await self._client.fetch_with("GET", path("/alerts/{}/timeline", alert_id), parse, options=options)
+
+    async def open_counts(self, *, project_id: Optional[str] = None, **options: Unpack[RequestOptions]) -> AlertOpenCounts:
+        """Open alerts (active or acknowledged) per severity, optionally of one project."""
+        return await self._client.fetch("GET", "/alerts/open-counts", AlertOpenCounts, params=query_of({"projectId": project_id}), options=options)
+
 
 class AsyncAlertsWithRawResponse:
     def __init__(self, alerts: AsyncAlerts) -> None:
@@ -110,3 +125,5 @@ class AsyncAlertsWithRawResponse:
         self.acknowledge = async_to_raw_response_wrapper(alerts.acknowledge)
         self.assign = async_to_raw_response_wrapper(alerts.assign)
         self.resolve = async_to_raw_response_wrapper(alerts.resolve)
+        self.timeline = async_to_raw_response_wrapper(alerts.timeline)
+        self.open_counts = async_to_raw_response_wrapper(alerts.open_counts)

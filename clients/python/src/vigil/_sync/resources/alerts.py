@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, List, Optional, Union
 
-from ..._core import NOT_GIVEN, NotGiven, RequestOptions, body_of
-from ..._models import Alert, AlertStatus, Severity
+import httpx
+
+from ..._core import NOT_GIVEN, NotGiven, RequestOptions, body_of, query_of
+from ..._decode import decode
+from ..._models import Alert, AlertOpenCounts, AlertStatus, AlertTimelineEntry, Severity
 from .._response import to_raw_response_wrapper
 from .._paginator import Paginator
 from ._base import Resource, path
@@ -100,6 +103,18 @@ class Alerts(Resource):
     def resolve(self, alert_id: str, *, idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> Alert:
         return self._client.fetch("POST", path("/alerts/{}/resolve", alert_id), Alert, idempotency_key=idempotency_key, options=options)
 
+    def timeline(self, alert_id: str, **options: Unpack[RequestOptions]) -> List[AlertTimelineEntry]:
+        """What happened to the alert, oldest first: each recorded event with when and who."""
+
+        def parse(response: httpx.Response) -> List[AlertTimelineEntry]:
+            return [decode(AlertTimelineEntry, entry) for entry in response.json()["data"]]
+
+        return self._client.fetch_with("GET", path("/alerts/{}/timeline", alert_id), parse, options=options)
+
+    def open_counts(self, *, project_id: Optional[str] = None, **options: Unpack[RequestOptions]) -> AlertOpenCounts:
+        """Open alerts (active or acknowledged) per severity, optionally of one project."""
+        return self._client.fetch("GET", "/alerts/open-counts", AlertOpenCounts, params=query_of({"projectId": project_id}), options=options)
+
 
 class AlertsWithRawResponse:
     def __init__(self, alerts: Alerts) -> None:
@@ -111,3 +126,5 @@ class AlertsWithRawResponse:
         self.acknowledge = to_raw_response_wrapper(alerts.acknowledge)
         self.assign = to_raw_response_wrapper(alerts.assign)
         self.resolve = to_raw_response_wrapper(alerts.resolve)
+        self.timeline = to_raw_response_wrapper(alerts.timeline)
+        self.open_counts = to_raw_response_wrapper(alerts.open_counts)

@@ -41,7 +41,7 @@ function listen(url: string, cookie: string) {
   return { messages, ready, close: () => (controller.abort(), done) };
 }
 
-describe.each(databaseKinds)('what the on-call console reads, on %s', (kind) => {
+describe.each(databaseKinds())('what the on-call console reads, on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let project: Project;

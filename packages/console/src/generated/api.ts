@@ -218,6 +218,10 @@ export interface components {
                 errorDetail: string | null;
                 httpStatus: number | null;
                 number: number;
+                /** @description The request headers as sent, signatures included (null for attempts recorded before Vigil kept them, and for lost attempts). */
+                requestHeaders: {
+                    [key: string]: string;
+                } | null;
                 /** @description The first 4 KiB of the response body. */
                 responseBody: string | null;
                 /** Format: date-time */

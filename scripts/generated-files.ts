@@ -79,6 +79,8 @@ async function consoleTypes(document: Document): Promise<string> {
     PageMeta: document.components.schemas.PageMeta,
     Project: data('/projects/{id}'),
     Alert: data('/alerts/{id}'),
+    TimelineEntry: data('/alerts/{id}/timeline'),
+    OpenCounts: data('/alerts/open-counts'),
     User: data('/users/{id}'),
     InvitedUser: data('/users', 'post'),
     Webhook: data('/webhooks/{id}'),

@@ -1,57 +1,34 @@
 /**
- * The API's resources as the console reads them: one file, so that they can later be generated
- * from the OpenAPI document without touching the pages.
+ * The API's resources as the console reads them. The resources, enums and rules are generated from
+ * the server's schemas (`npm run generate` → generated/api.ts); what is here is what only the
+ * console composes: the widget builder's pieces, the live stream's message, the delivery's parts.
  */
-export type Role = 'admin' | 'member' | 'viewer';
-export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'info';
-export type AlertStatus = 'active' | 'acknowledged' | 'resolved';
+import type { userRoles } from './generated/api';
+import { alertSeverities, alertStatuses, type Alert, type CreatedEmbedToken, type Dashboard, type DashboardData, type Dataset, type Delivery, type TimelineEntry } from './generated/api';
 
-export const severities: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
-export const alertStatuses: AlertStatus[] = ['active', 'acknowledged', 'resolved'];
+export type {
+  Alert,
+  Dashboard,
+  DashboardData,
+  Dataset,
+  Delivery,
+  List,
+  OpenCounts,
+  Project,
+  Session,
+  TimelineEntry,
+  User,
+  Webhook,
+} from './generated/api';
 
-export interface Session {
-  user: { id: string; email: string; name: string | null; role: Role };
-  organization: { id: string; name: string; plan: string };
-  csrfToken: string;
-}
+export type Role = (typeof userRoles)[number];
+export type Severity = (typeof alertSeverities)[number];
+export type AlertStatus = (typeof alertStatuses)[number];
 
-export interface List<T> {
-  data: T[];
-  meta: { hasMore: boolean; nextCursor: string | null };
-}
+export const severities: readonly Severity[] = alertSeverities;
+export { alertStatuses };
 
-export interface Alert {
-  id: string;
-  projectId: string;
-  title: string;
-  description: string | null;
-  severity: Severity;
-  status: AlertStatus;
-  area: string | null;
-  value: string | null;
-  threshold: string | null;
-  assigneeId: string | null;
-  createdAt: string;
-  updatedAt: string;
-  acknowledgedAt: string | null;
-  resolvedAt: string | null;
-  /** Alerts from other systems (DESIGN §3.10), once the server has them. */
-  dedupKey?: string | null;
-  occurrences?: number;
-  lastSeenAt?: string | null;
-}
-
-export type TimelineActor = { type: 'user'; id: string; email: string | null; name: string | null } | { type: 'apiKey'; id: string; name: string | null } | null;
-
-export interface TimelineEntry {
-  eventId: string;
-  event: string;
-  at: string;
-  actor: TimelineActor;
-  assigneeId: string | null;
-}
-
-export type OpenCounts = Record<Severity, number>;
+export type TimelineActor = TimelineEntry['actor'];
 
 /** A message of GET /alerts/stream. */
 export interface AlertChange {
@@ -59,41 +36,9 @@ export interface AlertChange {
   data: Alert;
 }
 
-export interface User {
-  id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  status: 'invited' | 'active' | 'deactivated';
-}
+export type DatasetColumn = Dataset['columns'][number];
 
-export interface Project {
-  id: string;
-  name: string;
-  area: string | null;
-  description: string | null;
-  createdAt: string;
-}
-
-export interface DatasetColumn {
-  name: string;
-  originalName: string;
-  type: string;
-}
-
-export interface Dataset {
-  id: string;
-  projectId: string;
-  name: string;
-  status: 'importing' | 'ready' | 'failed';
-  rowCount: number;
-  columns: DatasetColumn[];
-  sizeBytes: number;
-  createdAt: string;
-  error?: string | null;
-}
-
-export type WidgetKind = 'number' | 'line' | 'bar' | 'pie' | 'table' | 'alerts';
+export type WidgetKind = Dashboard['widgets'][number]['kind'];
 export const widgetKinds: WidgetKind[] = ['number', 'line', 'bar', 'pie', 'table', 'alerts'];
 export type MeasureFn = 'count' | 'sum' | 'avg' | 'min' | 'max';
 export type Bucket = 'hour' | 'day' | 'week' | 'month';
@@ -127,66 +72,11 @@ export interface Widget extends WidgetInput {
   id: string;
 }
 
-export interface Dashboard {
-  id: string;
-  projectId: string;
-  name: string;
-  description: string | null;
-  widgets: Widget[];
-  createdAt: string;
-  updatedAt: string;
-}
+export type WidgetResult = DashboardData['widgets'][number];
 
-export interface WidgetResult {
-  id: string;
-  title: string;
-  kind: WidgetKind;
-  columns: string[];
-  rows: Record<string, unknown>[];
-  error: string | null;
-}
+export type EmbedToken = Pick<CreatedEmbedToken, 'id' | 'token' | 'expiresAt'>;
 
-export interface DashboardData {
-  refreshedAt: string;
-  widgets: WidgetResult[];
-}
+export type DeliveryStatus = Delivery['status'];
 
-export interface EmbedToken {
-  id: string;
-  token: string;
-  expiresAt: string;
-}
+export type DeliveryAttempt = Delivery['attempts'][number];
 
-export interface Webhook {
-  id: string;
-  name: string;
-  url: string;
-  events: string[];
-  isActive: boolean;
-  disabledReason: string | null;
-}
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-
-export interface DeliveryAttempt {
-  number: number;
-  trigger: string;
-  startedAt: string;
-  durationMs: number;
-  httpStatus: number | null;
-  error: string | null;
-  errorDetail: string | null;
-  responseBody: string | null;
-  /** The request headers as sent (signature headers included), when the server recorded them. */
-  requestHeaders?: Record<string, string> | null;
-}
-
-export interface Delivery {
-  id: string;
-  event: string;
-  status: DeliveryStatus;
-  createdAt: string;
-  nextAttemptAt: string | null;
-  attempts: DeliveryAttempt[];
-  payload: { event: string; orgId: string; timestamp: string; data: Record<string, unknown> };
-}

@@ -44,12 +44,12 @@ export class Alerts extends APIResource {
   }
 
   /** What happened to the alert, oldest first: each recorded event with when and who. */
-  timeline(id: string, options?: RequestOptions): Promise<AlertTimelineEntry[]> {
+  timeline(id: string, options?: RequestOptions): APIPromise<AlertTimelineEntry[]> {
     return this.requestData({ method: 'GET', path: `/alerts/${segment(id)}/timeline`, options });
   }
 
   /** Open alerts (active or acknowledged) per severity, optionally of one project. */
-  openCounts(params?: { projectId?: string }, options?: RequestOptions): Promise<AlertOpenCounts> {
+  openCounts(params?: { projectId?: string }, options?: RequestOptions): APIPromise<AlertOpenCounts> {
     return this.requestData({ method: 'GET', path: '/alerts/open-counts', query: params, options });
   }
 }

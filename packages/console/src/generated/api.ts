@@ -375,6 +375,14 @@ export interface components {
             expiresAt: string;
             orgName: string;
         };
+        /** @description Open alerts (active or acknowledged) per severity. */
+        OpenCounts: {
+            critical: number;
+            high: number;
+            info: number;
+            low: number;
+            medium: number;
+        };
         PageMeta: {
             /** @description Whether another page follows. */
             hasMore: boolean;
@@ -408,6 +416,28 @@ export interface components {
                 /** @enum {string} */
                 role: "admin" | "member" | "viewer";
             };
+        };
+        /** @description One recorded event of the alert. `actor` is who caused it: a user (console session), an API key, or null when unknown (events from before actors were recorded, or made by the service itself). `assigneeId` is the alert's assignee after the event. */
+        TimelineEntry: {
+            actor: {
+                email: string | null;
+                id: string;
+                name: string | null;
+                /** @enum {string} */
+                type: "user";
+            } | {
+                id: string;
+                name: string | null;
+                /** @enum {string} */
+                type: "apiKey";
+            } | null;
+            assigneeId: string | null;
+            /** Format: date-time */
+            at: string;
+            /** @example alert.acknowledged */
+            event: string;
+            /** @example evt_01jd3v7f3ygc0x6m8pj6kq2e9r */
+            eventId: string;
         };
         Usage: {
             /** @description Every day of the period up to today, oldest first. */
@@ -534,9 +564,11 @@ export type HistoryEntry = components['schemas']['HistoryEntry'];
 export type HistoryEntryWithRows = components['schemas']['HistoryEntryWithRows'];
 export type InvitedUser = components['schemas']['InvitedUser'];
 export type LinkDetails = components['schemas']['LinkDetails'];
+export type OpenCounts = components['schemas']['OpenCounts'];
 export type PageMeta = components['schemas']['PageMeta'];
 export type Project = components['schemas']['Project'];
 export type Session = components['schemas']['Session'];
+export type TimelineEntry = components['schemas']['TimelineEntry'];
 export type Usage = components['schemas']['Usage'];
 export type User = components['schemas']['User'];
 export type Webhook = components['schemas']['Webhook'];

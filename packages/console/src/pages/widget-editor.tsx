@@ -4,8 +4,8 @@ import { Choice, Field, optionsOf } from '../ui';
 
 /** The alerts source's columns (docs/dashboards.md), typed as a dataset's are. */
 const alertColumns: DatasetColumn[] = [
-  ...['severity', 'status', 'projectId', 'title', 'area', 'assigneeId'].map((name) => ({ name, originalName: name, type: 'text' })),
-  ...['createdAt', 'acknowledgedAt', 'resolvedAt'].map((name) => ({ name, originalName: name, type: 'timestamp' })),
+  ...['severity', 'status', 'projectId', 'title', 'area', 'assigneeId'].map((name) => ({ name, originalName: name, type: 'text' as const })),
+  ...['createdAt', 'acknowledgedAt', 'resolvedAt'].map((name) => ({ name, originalName: name, type: 'timestamp' as const })),
 ];
 const kindLabels: Record<WidgetKind, string> = { number: 'Number', line: 'Line chart', bar: 'Bar chart', pie: 'Pie chart', table: 'Table', alerts: 'Alert list' };
 const measureLabels: Record<MeasureFn, string> = { count: 'Count of rows', sum: 'Sum of', avg: 'Average of', min: 'Minimum of', max: 'Maximum of' };

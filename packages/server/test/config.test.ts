@@ -40,6 +40,8 @@ describe('configuration from the environment', () => {
       retentionDays: 30,
       ignoreMovedToPostgres: false,
       projectSql: { poolSize: 4, maxWaitMs: 5_000 },
+      trustProxy: [],
+      sessionRateLimit: 600,
     });
   });
 
@@ -68,6 +70,8 @@ describe('configuration from the environment', () => {
       LOG_LEVEL: 'debug',
       VIGIL_RETENTION_DAYS: '90',
       VIGIL_IGNORE_MOVED_TO_POSTGRES: 'true',
+      VIGIL_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8',
+      VIGIL_SESSION_RATE_LIMIT: '120',
     });
     // toMatchObject: features add their own settings beside these.
     expect(config).toMatchObject({
@@ -91,6 +95,8 @@ describe('configuration from the environment', () => {
       logLevel: 'debug',
       retentionDays: 90,
       ignoreMovedToPostgres: true,
+      trustProxy: ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'],
+      sessionRateLimit: 120,
     });
   });
 
@@ -121,6 +127,10 @@ describe('configuration from the environment', () => {
     [{ VIGIL_RETENTION_DAYS: '30d' }, 'VIGIL_RETENTION_DAYS'],
     [{ VIGIL_AI_SQL_POOL_SIZE: '0' }, 'VIGIL_AI_SQL_POOL_SIZE'],
     [{ VIGIL_AI_SQL_QUEUE_MS: 'soon' }, 'VIGIL_AI_SQL_QUEUE_MS'],
+    [{ VIGIL_TRUST_PROXY: 'true' }, 'VIGIL_TRUST_PROXY'],
+    [{ VIGIL_TRUST_PROXY: '10.0.0.0/33' }, 'VIGIL_TRUST_PROXY'],
+    [{ VIGIL_TRUST_PROXY: 'proxy.internal' }, 'VIGIL_TRUST_PROXY'],
+    [{ VIGIL_SESSION_RATE_LIMIT: '0' }, 'VIGIL_SESSION_RATE_LIMIT'],
   ])('rejects %o, naming %s', (env, variable) => {
     expect(problemWith(env)).toBe(variable);
   });

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connect.js';
 import type { Clock } from '../../platform/clock.js';
+import { ConcurrencyLimit, NoTurnInTime } from '../../platform/concurrency-limit.js';
 import { RetryLater } from '../../platform/errors.js';
 import { forgetFailures, insertFailures, lockScopes, recentFailures, removeOneFailure, type ScopeFailures } from './throttle-store.js';
 
@@ -9,6 +10,13 @@ export const failuresPerAddress = 20;
 /** Past its limit, an address may still try each account once per back-off: a stranger sharing it locks nobody out. */
 export const addressBackOffMs = 5_000;
 export const linkFailuresPerAddress = 20;
+
+/**
+ * A flood of sign-ins queues here, in memory, rather than for the database pool: reservations of one
+ * process hold at most two connections at once (each for a few short statements), so the API's
+ * other requests keep theirs.
+ */
+const reservations = new ConcurrencyLimit(2, { ms: 10_000, waitingFor: 'sign-in check' });
 
 /** Called once the attempt succeeded: its reserved failure is taken back. */
 export type Release = () => Promise<void>;
@@ -80,13 +88,20 @@ export class SignInThrottle {
     decide: (failures: Map<string, ScopeFailures>, now: number) => RetryLater | undefined,
   ): Promise<Date> {
     const scopes = [...locked, ...covered];
-    return this.db.transaction(async (tx) => {
-      await lockScopes(tx, locked);
-      const at = this.clock.now();
-      const refusal = decide(await recentFailures(tx, scopes, new Date(at.getTime() - failureWindowMs)), at.getTime());
-      if (refusal) throw refusal;
-      await insertFailures(tx, scopes, at);
-      return at;
-    });
+    const reserve = () =>
+      this.db.transaction(async (tx) => {
+        await lockScopes(tx, locked);
+        const at = this.clock.now();
+        const refusal = decide(await recentFailures(tx, scopes, new Date(at.getTime() - failureWindowMs)), at.getTime());
+        if (refusal) throw refusal;
+        await insertFailures(tx, scopes, at);
+        return at;
+      });
+    try {
+      return await reservations.run('database', reserve);
+    } catch (error) {
+      if (error instanceof NoTurnInTime) throw new RetryLater('SERVICE_UNAVAILABLE', 'Too many sign-ins at once; try again in a moment.', 1);
+      throw error;
+    }
   }
 }

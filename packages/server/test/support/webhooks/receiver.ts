@@ -15,8 +15,6 @@ export interface Reply {
   body?: string;
   /** Answer after this long; a stall longer than the sender's timeout makes it give up. */
   delayMs?: number;
-  /** Answer only once this settles: a latch the test opens, instead of a delay that races the sender. */
-  holdUntil?: Promise<void>;
 }
 
 export type Responder = (request: ReceivedRequest) => Reply;
@@ -83,27 +81,23 @@ export class Receiver {
         };
         const reply = this.respond(received);
         const answer = () => {
-          if (!this.timers.delete(timer)) return; // the sender hung up while it was held
+          this.timers.delete(timer);
           closed();
           if (!response.writable) return;
           response.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
           response.end(reply.body ?? '');
         };
-        const timer = setTimeout(() => void (reply.holdUntil ?? Promise.resolve()).then(answer), reply.delayMs ?? 0);
+        const timer = setTimeout(answer, reply.delayMs ?? 0);
         this.timers.add(timer);
         response.on('close', () => {
-          if (this.timers.delete(timer)) {
+          if (this.timers.has(timer)) {
             clearTimeout(timer);
+            this.timers.delete(timer);
             closed();
           }
         });
       });
     });
-  }
-
-  /** How many requests to `path` are being handled (received, not yet answered) right now. */
-  openOn(path: string): number {
-    return this.openByPath.get(path) ?? 0;
   }
 
   static async start(options: ReceiverOptions = {}): Promise<Receiver> {

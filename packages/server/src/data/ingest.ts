@@ -139,6 +139,9 @@ export async function ingest(source: IngestSource, target: IngestTarget): Promis
   }
 }
 
+/** Types whose stored values are digits, signs, dots, letters and dashes only: nothing COPY would need escaped. */
+const plainTypes: ReadonlySet<ColumnType> = new Set(['integer', 'numeric', 'boolean', 'date']);
+
 class RowLoader {
   rowCount = 0;
   private readonly batcher: CopyBatcher;
@@ -170,7 +173,7 @@ class RowLoader {
         }
         let stored = storedValue(raw, columns[index].type);
         if (stored === undefined) stored = await this.widen(index, raw, record.rowNumber);
-        fields.push(copyField(stored));
+        fields.push(plainTypes.has(columns[index].type) ? stored : copyField(stored));
       }
       this.batcher.add(fields);
     }

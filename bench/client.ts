@@ -3,9 +3,13 @@
 import { performance } from 'node:perf_hooks';
 import { Vigil } from '../packages/client/src/index.js';
 import { startTestApp } from '../packages/server/test/support/app.js';
+import { type BenchMode, fullRun, sized } from './support/mode.js';
 
-const rounds = 10;
-const callsPerRound = 200;
+interface Rounds {
+  rounds: number;
+  callsPerRound: number;
+  warmUpCalls: number;
+}
 
 interface Case {
   name: string;
@@ -17,10 +21,15 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 }
 
+async function answered(response: Response): Promise<unknown> {
+  if (!response.ok) throw new Error(`${response.url} answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { data: unknown }).data;
+}
+
 /** Sequential calls, raw and client alternating round by round so that drift in the machine's load hits both alike. */
-async function measure(one: Case): Promise<{ raw: number[]; client: number[] }> {
+async function measure(one: Case, { rounds, callsPerRound, warmUpCalls }: Rounds): Promise<{ raw: number[]; client: number[] }> {
   const times = { raw: [] as number[], client: [] as number[] };
-  for (let warm = 0; warm < 100; warm++) {
+  for (let warm = 0; warm < warmUpCalls; warm++) {
     await one.raw();
     await one.client();
   }
@@ -36,7 +45,9 @@ async function measure(one: Case): Promise<{ raw: number[]; client: number[] }> 
   return { raw: times.raw.sort((a, b) => a - b), client: times.client.sort((a, b) => a - b) };
 }
 
-export async function runClientBench(): Promise<string> {
+export async function runClientBench(mode: BenchMode = fullRun): Promise<string> {
+  const size = sized<Rounds>(mode, { rounds: 10, callsPerRound: 200, warmUpCalls: 100 }, { rounds: 2, callsPerRound: 5, warmUpCalls: 2 });
+  const { rounds, callsPerRound } = size;
   const t = await startTestApp('pglite');
   try {
     const org = await t.createOrg('enterprise', { rateLimitPerMinute: 1_000_000 });
@@ -52,12 +63,12 @@ export async function runClientBench(): Promise<string> {
         headers: { ...headers, 'content-type': 'application/json', ...(withKey ? { 'idempotency-key': crypto.randomUUID() } : {}) },
         body: createBody,
       });
-      return ((await response.json()) as { data: unknown }).data;
+      return answered(response);
     };
     const cases: Case[] = [
       {
         name: 'GET /alerts/{id} (retrieve)',
-        raw: async () => ((await (await fetch(`${baseUrl}/alerts/${alert.id}`, { headers })).json()) as { data: unknown }).data,
+        raw: async () => answered(await fetch(`${baseUrl}/alerts/${alert.id}`, { headers })),
         client: () => vigil.alerts.retrieve(alert.id),
       },
       {
@@ -80,7 +91,7 @@ export async function runClientBench(): Promise<string> {
       '|---|---|---|---|---|---|',
     ];
     for (const one of cases) {
-      const { raw, client } = await measure(one);
+      const { raw, client } = await measure(one, size);
       const [rawMedian, clientMedian] = [percentile(raw, 50), percentile(client, 50)];
       lines.push(
         `| ${one.name} | ${rawMedian.toFixed(3)} | ${clientMedian.toFixed(3)} | ${(clientMedian / rawMedian).toFixed(2)} | ${percentile(raw, 99).toFixed(3)} | ${percentile(client, 99).toFixed(3)} |`,

@@ -4,15 +4,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { autocannonLoad, type LoadResult, type LoadTarget } from './support/load.js';
+import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget } from './support/load.js';
+import { type BenchMode, fullRun, sized } from './support/mode.js';
 import { benchDatabase } from './support/postgres.js';
 import { startServer } from './support/processes.js';
 import { seedAlerts } from './support/seed.js';
 
 const connections = 50;
-const durationSeconds = 10;
-const subscribers = 1_000;
-const fanOutEvents = 20;
+interface Sizes {
+  durationSeconds: number;
+  warmUpSeconds: number;
+  subscribers: number;
+  fanOutEvents: number;
+}
 const benchSecretKey = 'bench-secret-key-0123456789abcdef0123456789';
 const alertsQuery = '{ alerts(first: 20) { id title severity status createdAt } }';
 
@@ -47,7 +51,7 @@ async function createAlert(baseUrl: string, apiKey: string, projectId: string, t
  * `subscribers` graphql-ws clients on alertCreated; each alert created over REST is timed from the
  * moment its POST is sent to the moment each subscriber has it.
  */
-async function fanOut(baseUrl: string, apiKey: string): Promise<{ untilAll: number[]; perSubscriber: number[] }> {
+async function fanOut(baseUrl: string, apiKey: string, { subscribers, fanOutEvents }: Sizes): Promise<{ untilAll: number[]; perSubscriber: number[] }> {
   const project = await fetch(`${baseUrl}/api/v1/projects`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
@@ -114,7 +118,13 @@ async function fanOut(baseUrl: string, apiKey: string): Promise<{ untilAll: numb
  * One Vigil process (`VIGIL_ROLE=api`) on PostgreSQL: the REST alert list and the same list as a
  * GraphQL query, each saturated in turn by autocannon; then the subscription fan-out.
  */
-export async function runGraphqlBench(): Promise<string> {
+export async function runGraphqlBench(mode: BenchMode = fullRun): Promise<string> {
+  const sizes = sized<Sizes>(
+    mode,
+    { durationSeconds: 10, warmUpSeconds: 3, subscribers: 1_000, fanOutEvents: 20 },
+    { durationSeconds: 1, warmUpSeconds: 0, subscribers: 20, fanOutEvents: 2 },
+  );
+  const { durationSeconds, subscribers, fanOutEvents } = sizes;
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-bench-graphql-'));
   const database = await benchDatabase();
   const env: Record<string, string> = {
@@ -123,6 +133,8 @@ export async function runGraphqlBench(): Promise<string> {
     VIGIL_ROLE: 'api',
     LOG_LEVEL: 'info',
     DATABASE_URL: database.url,
+    // The fan-out's subscribers share one key: one socket each, more than a key may open by default.
+    VIGIL_GRAPHQL_MAX_SOCKETS: String(subscribers),
   };
   const server = await startServer({ name: 'Vigil', script: 'packages/server/src/main.ts', env, logFile: path.join(workDir, 'vigil.log'), readyPath: '/readyz' });
   try {
@@ -141,11 +153,12 @@ export async function runGraphqlBench(): Promise<string> {
     const results: Record<string, LoadResult> = {};
     for (const [name, target] of [['REST', rest], ['GraphQL', graphql], ['REST again', rest], ['GraphQL again', graphql]] as const) {
       process.stderr.write(`graphql: ${name}\n`);
-      await autocannonLoad(target, connections, 3);
+      if (sizes.warmUpSeconds > 0) await autocannonLoad(target, connections, sizes.warmUpSeconds);
       results[name] = await autocannonLoad(target, connections, durationSeconds);
     }
     process.stderr.write(`graphql: fan-out to ${subscribers} subscribers\n`);
-    const fan = await fanOut(server.url, org.apiKey);
+    assertAllAnswered('graphql', Object.values(results));
+    const fan = await fanOut(server.url, org.apiKey, sizes);
     const restRate = (results.REST.requestsPerSecond + results['REST again'].requestsPerSecond) / 2;
     const graphqlRate = (results.GraphQL.requestsPerSecond + results['GraphQL again'].requestsPerSecond) / 2;
     const share = graphqlRate / restRate;
@@ -154,7 +167,7 @@ export async function runGraphqlBench(): Promise<string> {
       `### GraphQL: \`${alertsQuery}\` vs REST \`GET /api/v1/alerts\` (20 items), and subscription fan-out`,
       '',
       `- PostgreSQL ${database.serverVersion} (${database.origin}); one Vigil process, \`VIGIL_ROLE=api\`, pino at \`info\` to a file; ` +
-        `autocannon, ${connections} connections, 3 s warm-up then ${durationSeconds} s per case, REST and GraphQL alternated twice. ` +
+        `autocannon, ${connections} connections, ${sizes.warmUpSeconds} s warm-up then ${durationSeconds} s per case, REST and GraphQL alternated twice. ` +
         'GraphQL is a POST with a JSON body; both lists carry the same alerts (checked before measuring).',
       '',
       '| case | saturated req/s | p50 ms | p99 ms | failed |',

@@ -7,16 +7,16 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { type RunningServer, startServer } from './support/processes.js';
+import { type BenchMode, fullRun, sized } from './support/mode.js';
 import { seedAlerts } from './support/seed.js';
 
-const rowCount = 100_000;
 const secretKey = 'bench-secret-key-0123456789abcdef0123456789';
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 const columnsSql =
   'id bigint, customer text, amount numeric, paid boolean, sold_on date, sold_at timestamptz, region text, units bigint, discount numeric, note text';
 
-/** 100,000 rows of ten columns, one of each type Vigil infers and a quoted text with a comma. */
-async function writeCsv(file: string): Promise<void> {
+/** 100,000 rows of ten columns (fewer in a smoke run), one of each type Vigil infers and a quoted text with a comma. */
+async function writeCsv(file: string, rowCount: number): Promise<void> {
   const out = createWriteStream(file);
   const regions = ['north', 'south', 'east', 'west'];
   let chunk = 'id,customer,amount,paid,sold_on,sold_at,region,units,discount,note\n';
@@ -33,10 +33,8 @@ async function writeCsv(file: string): Promise<void> {
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
 }
 
-const millionRows = 1_000_000;
-
-/** A million narrow rows (about 30 MiB), for the export whose memory must stay flat. */
-async function writeMillionCsv(file: string): Promise<void> {
+/** A million narrow rows (about 30 MiB; fewer in a smoke run), for the export whose memory must stay flat. */
+async function writeMillionCsv(file: string, millionRows: number): Promise<void> {
   const out = createWriteStream(file);
   let chunk = 'n,label,amount\n';
   for (let i = 1; i <= millionRows; i++) {
@@ -152,11 +150,13 @@ async function ingestDatabase(): Promise<IngestDatabase> {
  * while sampling the server's RSS, exports the dataset as CSV and JSON through the worker, and
  * compares the upload with psql's \copy of the same file.
  */
-export async function runIngestBench(): Promise<string> {
+export async function runIngestBench(mode: BenchMode = fullRun): Promise<string> {
+  const rowCount = sized(mode, 100_000, 2_000);
+  const millionRows = sized(mode, 1_000_000, 5_000);
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-bench-ingest-'));
   const file = path.join(workDir, 'sales.csv');
   try {
-    await writeCsv(file);
+    await writeCsv(file, rowCount);
     const fileBytes = (await stat(file)).size;
     const database = await ingestDatabase();
     const env: Record<string, string> = {
@@ -189,17 +189,18 @@ export async function runIngestBench(): Promise<string> {
       const copySeconds = await psqlCopySeconds(database.url, file);
 
       const millionFile = path.join(workDir, 'million.csv');
-      await writeMillionCsv(millionFile);
+      await writeMillionCsv(millionFile, millionRows);
       const millionBytes = (await stat(millionFile)).size;
       const beforeMillion = server.rssBytes();
       const millionStarted = performance.now();
       const million = await withPeakRss(server, () => uploadFile(server.url, org.apiKey, project.data.id, millionFile, 'million'));
       const millionUploadSeconds = (performance.now() - millionStarted) / 1000;
       const beforeMillionExport = server.rssBytes();
+      if (million.result.rowCount !== millionRows) throw new Error(`the dataset has ${million.result.rowCount} rows, not ${millionRows}`);
       const millionExport = await withPeakRss(server, () => exportDataset(server.url, org.apiKey, million.result.id, 'csv'));
       const rate = (seconds: number) => Math.round(rowCount / seconds).toLocaleString('en-US');
       return [
-        '### Ingest and export (100,000 rows × 10 columns)',
+        `### Ingest and export (${rowCount.toLocaleString('en-US')} rows × 10 columns)`,
         '',
         `Vigil on PostgreSQL ${database.serverVersion} (${process.env.DATABASE_URL ? 'DATABASE_URL' : 'database vigil_bench_ingest, made for this run'}), one process with VIGIL_ROLE=all; the CSV is ${mib(fileBytes)} MiB.`,
         '',
@@ -209,8 +210,8 @@ export async function runIngestBench(): Promise<string> {
         `| baseline: psql \\copy of the same file into the same types | ${copySeconds.toFixed(2)} s | ${rate(copySeconds)} | Vigil takes ${(uploadSeconds / copySeconds).toFixed(2)}× as long |`,
         `| Vigil export as CSV (POST → completed) | ${csvExport.seconds.toFixed(2)} s | ${rate(csvExport.seconds)} | ${mib(csvExport.sizeBytes)} MiB file |`,
         `| Vigil export as JSON (POST → completed) | ${jsonExport.seconds.toFixed(2)} s | ${rate(jsonExport.seconds)} | ${mib(jsonExport.sizeBytes)} MiB file |`,
-        `| Vigil upload, 1,000,000 rows × 3 columns (${mib(millionBytes)} MiB) | ${millionUploadSeconds.toFixed(2)} s | ${Math.round(millionRows / millionUploadSeconds).toLocaleString('en-US')} | server RSS ${mib(beforeMillion)} → peak ${mib(million.peak)} MiB (+${mib(million.peak - beforeMillion)} MiB) |`,
-        `| Vigil export of those 1,000,000 rows as CSV | ${millionExport.result.seconds.toFixed(2)} s | ${Math.round(millionRows / millionExport.result.seconds).toLocaleString('en-US')} | server RSS ${mib(beforeMillionExport)} → peak ${mib(millionExport.peak)} MiB (+${mib(millionExport.peak - beforeMillionExport)} MiB) |`,
+        `| Vigil upload, ${millionRows.toLocaleString('en-US')} rows × 3 columns (${mib(millionBytes)} MiB) | ${millionUploadSeconds.toFixed(2)} s | ${Math.round(millionRows / millionUploadSeconds).toLocaleString('en-US')} | server RSS ${mib(beforeMillion)} → peak ${mib(million.peak)} MiB (+${mib(million.peak - beforeMillion)} MiB) |`,
+        `| Vigil export of those ${millionRows.toLocaleString('en-US')} rows as CSV | ${millionExport.result.seconds.toFixed(2)} s | ${Math.round(millionRows / millionExport.result.seconds).toLocaleString('en-US')} | server RSS ${mib(beforeMillionExport)} → peak ${mib(millionExport.peak)} MiB (+${mib(millionExport.peak - beforeMillionExport)} MiB) |`,
         '',
         `Targets: ingest ≥ 100,000 rows/s on PostgreSQL (${rowCount / uploadSeconds >= 100_000 ? 'met' : 'not met'}), ` +
           `server RSS growth ≤ 100 MiB during the upload (${peak - rssBefore <= 100 * 2 ** 20 ? 'met' : 'not met'}).`,

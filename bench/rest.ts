@@ -2,7 +2,7 @@ import { deepStrictEqual } from 'node:assert';
 import { cp, mkdir, mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { autocannonLoad, type LoadResult, type LoadTarget, pacedLoad } from './support/load.js';
+import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget, pacedLoad } from './support/load.js';
 import { benchDatabase } from './support/postgres.js';
 import { type ServerSpec, startServer } from './support/processes.js';
 import { seedAlerts } from './support/seed.js';
@@ -14,6 +14,8 @@ export interface RestBenchOptions {
   durationSeconds?: number;
   /** Writes a V8 CPU profile of Vigil's measured run into this directory. */
   profileDir?: string;
+  /** One second per step, whatever `durationSeconds` says (see support/mode.ts). */
+  smoke?: boolean;
 }
 
 const connections = 50;
@@ -45,18 +47,19 @@ async function fetchBody(target: LoadTarget): Promise<unknown> {
   return response.json();
 }
 
-async function measure(bench: Case, logFile: string, durationSeconds: number): Promise<{ result: Measured; body: unknown }> {
+async function measure(bench: Case, logFile: string, durationSeconds: number, smoke: boolean): Promise<{ result: Measured; body: unknown }> {
   process.stderr.write(`rest: ${bench.name}\n`);
   const server = await startServer({ ...bench.spec, logFile });
   try {
     const target = { url: `${server.url}${bench.path}`, headers: bench.headers };
     const body = await fetchBody(target);
-    await autocannonLoad(target, connections, warmUpSeconds(durationSeconds));
+    if (!smoke) await autocannonLoad(target, connections, warmUpSeconds(durationSeconds));
     const cpuBefore = server.cpuSeconds();
     const saturated = await autocannonLoad(target, connections, durationSeconds);
     const cpuMicrosPerRequest = ((server.cpuSeconds() - cpuBefore) * 1e6) / saturated.requests;
     const paced = await pacedLoad(target, fixedRate, connections, durationSeconds);
     const burst = await autocannonLoad(target, connections, durationSeconds, fixedRate);
+    assertAllAnswered(bench.name, [saturated, paced, burst]);
     return { result: { name: bench.name, saturated, cpuMicrosPerRequest, paced, burst }, body };
   } finally {
     await server.stop();
@@ -102,7 +105,7 @@ function verdicts(hello: Measured, minimal: Measured, vigil: Measured, onPostgre
  * connections, then holds 1,000 requests per second.
  */
 export async function runRestBench(options: RestBenchOptions = {}): Promise<string> {
-  const durationSeconds = options.durationSeconds ?? 10;
+  const durationSeconds = options.smoke ? 1 : (options.durationSeconds ?? 10);
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-bench-rest-'));
   const dataDir = path.join(workDir, 'vigil-data');
   const database = options.pglite ? undefined : await benchDatabase();
@@ -129,7 +132,7 @@ export async function runRestBench(options: RestBenchOptions = {}): Promise<stri
     { name: 'Fastify hello world', spec: { name: 'hello', script: 'bench/support/hello-server.ts', env: {}, readyPath: '/' }, path: '/' },
     {
       name: 'Fastify + database, same SQL',
-      spec: { name: 'minimal', script: 'bench/support/minimal-server.ts', env: { ...minimalDatabase, BENCH_ORG_ID: org.orgId }, readyPath: '/alerts' },
+      spec: { name: 'minimal', script: 'bench/support/minimal-server.ts', env: { ...minimalDatabase, BENCH_ORG_ID: org.orgId, VIGIL_SECRET_KEY: vigilEnv.VIGIL_SECRET_KEY }, readyPath: '/alerts' },
       path: '/alerts',
     },
     {
@@ -142,7 +145,7 @@ export async function runRestBench(options: RestBenchOptions = {}): Promise<stri
   const measured: Measured[] = [];
   const bodies: unknown[] = [];
   for (const bench of cases) {
-    const { result, body } = await measure(bench, path.join(workDir, `${bench.spec.name}.log`), durationSeconds);
+    const { result, body } = await measure(bench, path.join(workDir, `${bench.spec.name}.log`), durationSeconds, options.smoke ?? false);
     measured.push(result);
     bodies.push(body);
   }

@@ -1,25 +1,33 @@
-import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { runAlertDedupBench } from './alert-dedup.js';
+import { runClientBench } from './client.js';
+import { runConsoleBench } from './console.js';
+import { runGraphqlBench } from './graphql.js';
+import { runIngestBench } from './ingest.js';
 import { runRestBench } from './rest.js';
+import { runScaleOutBench } from './scale-out.js';
 import { describeMachine } from './support/machine.js';
+import type { BenchMode } from './support/mode.js';
 import { repoRoot } from './support/processes.js';
+import { runWebhookBench } from './webhooks.js';
 
-const usage = `usage: npm run bench -- [rest] [webhooks] [ingest] [client] [graphql] [scale-out] [--pglite] [--duration SECONDS] [--profile DIR] [--out FILE]
-  no part named: all parts; the REST part on PostgreSQL (DATABASE_URL, else the local vigil_bench database)`;
+const usage = `usage: npm run bench -- [rest] [webhooks] [ingest] [client] [graphql] [scale-out] [console] [--smoke] [--pglite] [--duration SECONDS] [--profile DIR] [--out FILE]
+  no part named: all parts; the REST part on PostgreSQL (DATABASE_URL, else the local vigil_bench database)
+  --smoke: every step of each part one short round; fails when a part crashes or a correctness check fails, never on a timing`;
 
-type Part = 'rest' | 'webhooks' | 'ingest' | 'client' | 'graphql' | 'scale-out';
+type Part = 'rest' | 'webhooks' | 'ingest' | 'client' | 'graphql' | 'scale-out' | 'console';
 
-const parts: Part[] = ['rest', 'webhooks', 'ingest', 'client', 'graphql', 'scale-out'];
+const parts: Part[] = ['rest', 'webhooks', 'ingest', 'client', 'graphql', 'scale-out', 'console'];
 
-/** The other parts are optional modules: a part whose file is not there is reported as missing. */
-const optionalParts: Record<Exclude<Part, 'rest'>, { file: string; run: (module: Record<string, unknown>) => Promise<string> }> = {
-  webhooks: { file: 'webhooks.ts', run: (module) => (module.runWebhookBench as () => Promise<string>)() },
-  ingest: { file: 'ingest.ts', run: (module) => (module.runIngestBench as () => Promise<string>)() },
-  client: { file: 'client.ts', run: (module) => (module.runClientBench as () => Promise<string>)() },
-  graphql: { file: 'graphql.ts', run: (module) => (module.runGraphqlBench as () => Promise<string>)() },
-  'scale-out': { file: 'scale-out.ts', run: (module) => (module.runScaleOutBench as () => Promise<string>)() },
+const otherParts: Record<Exclude<Part, 'rest'>, (mode: BenchMode) => Promise<string>> = {
+  webhooks: runWebhookBench,
+  ingest: runIngestBench,
+  client: runClientBench,
+  graphql: runGraphqlBench,
+  'scale-out': runScaleOutBench,
+  console: runConsoleBench,
 };
 
 function parse(argv: string[]) {
@@ -28,9 +36,10 @@ function parse(argv: string[]) {
     allowPositionals: true,
     options: {
       pglite: { type: 'boolean', default: false },
+      smoke: { type: 'boolean', default: false },
       duration: { type: 'string' },
       profile: { type: 'string' },
-      out: { type: 'string', default: 'bench/last-run.md' },
+      out: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -42,27 +51,30 @@ function parse(argv: string[]) {
   }
   return {
     selected: positionals.length ? parts.filter((part) => positionals.includes(part)) : parts,
-    rest: { pglite: values.pglite, durationSeconds, profileDir: values.profile && path.resolve(values.profile) },
-    out: path.resolve(repoRoot, values.out),
+    mode: { smoke: values.smoke },
+    rest: { pglite: values.pglite, durationSeconds, profileDir: values.profile && path.resolve(values.profile), smoke: values.smoke },
+    out: path.resolve(repoRoot, values.out ?? (values.smoke ? 'bench/last-smoke.md' : 'bench/last-run.md')),
   };
 }
 
 async function runPart(part: Part, options: ReturnType<typeof parse>): Promise<string> {
-  if (part === 'rest') return runRestBench(options.rest);
-  const { file, run } = optionalParts[part];
-  const modulePath = path.join(repoRoot, 'bench', file);
-  if (!existsSync(modulePath)) return `### ${part}\n\nNot run: bench/${file} does not exist yet.`;
-  return run((await import(modulePath)) as Record<string, unknown>);
+  if (part === 'rest') {
+    const dedupOptions = options.rest.smoke ? { ...options.rest, durationSeconds: 1 } : options.rest;
+    return `${await runRestBench(options.rest)}\n\n${await runAlertDedupBench(dedupOptions)}`;
+  }
+  return otherParts[part](options.mode);
 }
 
 async function main(): Promise<void> {
   const options = parse(process.argv.slice(2));
   const sections = [`## Run of ${new Date().toISOString().slice(0, 10)}`, '', describeMachine()];
   for (const part of options.selected) {
+    const started = performance.now();
     const section = await runPart(part, options).catch((error: unknown) => {
       process.exitCode = 1;
       return `### ${part}\n\nFailed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
     });
+    process.stderr.write(`bench: ${part} took ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
     sections.push('', section);
   }
   const report = `${sections.join('\n')}\n`;

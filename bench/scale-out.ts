@@ -1,14 +1,13 @@
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { autocannonLoad, type LoadResult, type LoadTarget } from './support/load.js';
+import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget } from './support/load.js';
+import { type BenchMode, fullRun, sized } from './support/mode.js';
 import { benchDatabase } from './support/postgres.js';
 import { type RunningServer, startServer } from './support/processes.js';
 import { seedAlerts } from './support/seed.js';
 
 const connections = 50;
-const durationSeconds = 10;
-const warmUpSeconds = 3;
 const benchSecretKey = 'bench-secret-key-0123456789abcdef0123456789';
 /** A Redis database of the benchmark's own, so no other process's rate-limit registry counts. */
 const defaultRedisUrl = 'redis://127.0.0.1:6379/14';
@@ -46,7 +45,6 @@ async function loadOver(servers: RunningServer[], route: Route, apiKey: string, 
 }
 
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
-const rounds = 2;
 const meanRate = (rows: Measured[]) => rows.reduce((total, row) => total + row.result.requestsPerSecond, 0) / rows.length;
 
 /**
@@ -54,7 +52,10 @@ const meanRate = (rows: Measured[]) => rows.reduce((total, row) => total + row.r
  * them, in the same run: authenticated alert creation and the alert list, saturated with 50
  * connections, split evenly over the two processes in the second case.
  */
-export async function runScaleOutBench(): Promise<string> {
+export async function runScaleOutBench(mode: BenchMode = fullRun): Promise<string> {
+  const durationSeconds = sized(mode, 10, 1);
+  const warmUpSeconds = sized(mode, 3, 0);
+  const rounds = sized(mode, 2, 1);
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-bench-scale-out-'));
   const database = await benchDatabase('vigil_bench_scale_out');
   const redisUrl = process.env.REDIS_URL ?? defaultRedisUrl;
@@ -87,11 +88,13 @@ export async function runScaleOutBench(): Promise<string> {
     ];
     for (const route of routes) {
       process.stderr.write(`scale-out: ${route.name}\n`);
-      await loadOver(servers, route, org.apiKey, warmUpSeconds);
+      if (warmUpSeconds > 0) await loadOver(servers, route, org.apiKey, warmUpSeconds);
       // Taking turns, so that a machine whose load drifts during the run weighs on both cases alike.
       for (let round = 1; round <= rounds; round++) {
         for (const processes of [1, 2]) {
-          measured.push({ route: route.name, processes, round, result: await loadOver(servers.slice(0, processes), route, org.apiKey, durationSeconds) });
+          const result = await loadOver(servers.slice(0, processes), route, org.apiKey, durationSeconds);
+          assertAllAnswered(`scale-out ${route.name}, ${processes} process(es)`, [result]);
+          measured.push({ route: route.name, processes, round, result });
         }
       }
     }

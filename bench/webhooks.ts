@@ -17,10 +17,9 @@ import { deliveryPayload } from '../packages/server/src/webhooks/payload.js';
 import { deliveryHeaders } from '../packages/server/src/webhooks/signer.js';
 import { DeliveryWorker } from '../packages/server/src/webhooks/worker.js';
 import { testTls } from '../packages/server/test/support/webhooks/tls.js';
+import { type BenchMode, fullRun, sized } from './support/mode.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const deliveries = 20_000;
-const latencyEvents = 300;
 const latencyPerSecond = 50;
 /** The worker's default per-webhook limit, which bounds its connections to one endpoint; the bare sender gets as many. */
 const connections = 32;
@@ -105,7 +104,9 @@ async function bareSender(origin: string, bodies: { id: string; event: string; b
  * POSTs the same bodies in the same run; then the time from a committed event to the start of its
  * first attempt at light load.
  */
-export async function runWebhookBench(): Promise<string> {
+export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string> {
+  const deliveries = sized(mode, 20_000, 300);
+  const latencyEvents = sized(mode, 300, 5);
   const receiver = await startReceiver();
   try {
     return await withSchema(async (db, serverVersion) => {
@@ -138,6 +139,7 @@ export async function runWebhookBench(): Promise<string> {
       await waitUntilDelivered(db, hook.id, deliveries);
       const workerPerSecond = deliveries / ((performance.now() - started) / 1000);
       const [recorded] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_attempts`);
+      if (recorded.n !== deliveries) throw new Error(`${deliveries} deliveries but ${recorded.n} attempts recorded: every attempt must be, once`);
 
       const events = await db.query<{ id: string; type: string; data: Record<string, unknown>; created_at: Date }>(
         `SELECT e.id, e.type, e.data, e.created_at FROM events e WHERE e.type = 'project.updated' ORDER BY e.id`,

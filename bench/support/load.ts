@@ -98,3 +98,9 @@ export async function pacedLoad(target: LoadTarget, perSecond: number, connectio
   await pool.close();
   return result;
 }
+
+/** A figure taken over failed requests measures nothing: any non-2xx answer, error or timeout fails the part. */
+export function assertAllAnswered(what: string, results: LoadResult[]): void {
+  const failures = results.reduce((total, result) => total + result.failures, 0);
+  if (failures > 0) throw new Error(`${what}: ${failures} requests failed (non-2xx, connection error or timeout)`);
+}

@@ -12,8 +12,11 @@ import { pageWindow, toPage } from '../../packages/server/src/platform/paginatio
  */
 const orgId = process.env.BENCH_ORG_ID;
 if (!orgId) throw new Error('BENCH_ORG_ID is required');
+// Vigil's own secret, so that both seal the same next-page cursor and answer the same JSON.
+const secretKey = process.env.VIGIL_SECRET_KEY;
+if (!secretKey) throw new Error('VIGIL_SECRET_KEY is required');
 const sql = 'SELECT * FROM alerts WHERE org_id = $1 ORDER BY id DESC LIMIT $2';
-const window = pageWindow({ limit: 20 }, orgId, 'bench-secret-key-0123456789abcdef0123');
+const window = pageWindow({ limit: 20 }, orgId, secretKey);
 
 async function openQuery(): Promise<{ query: (params: unknown[]) => Promise<AlertRow[]>; close: () => Promise<void> }> {
   if (process.env.DATABASE_URL) {

@@ -3,6 +3,8 @@ import { runCommand } from './processes.js';
 export interface SeededOrg {
   orgId: string;
   apiKey: string;
+  /** The project the alerts are in. */
+  projectId: string;
 }
 
 const severities = ['critical', 'high', 'medium', 'low', 'info'] as const;
@@ -42,5 +44,5 @@ export async function seedAlerts(baseUrl: string, vigilEnv: Record<string, strin
       threshold: '70',
     });
   }
-  return { orgId, apiKey };
+  return { orgId, apiKey, projectId: project.data.id };
 }

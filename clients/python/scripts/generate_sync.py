@@ -29,6 +29,7 @@ RENAMES = {
     "aread": "read",
     "aiter_bytes": "iter_bytes",
     "asyncio": "time",
+    "async_to_raw_response_wrapper": "to_raw_response_wrapper",
 }
 KEYWORDS = [(re.compile(r"\basync (def|for|with)\b"), r"\1"), (re.compile(r"\bawait "), "")]
 

@@ -16,8 +16,12 @@ from tests.support.fake_llm import FakeLlm
 from tests.support.recorder import Recorder
 from tests.support.server import Org, VigilServer, start_vigil
 from vigil import AsyncVigil, Vigil
+from vigil._decode import decode_strictly
 
 RATE_LIMIT = 3
+
+# A model that drifted from the server fails the test that reads it (tests/test_models.py).
+decode_strictly(True)
 
 
 @dataclass

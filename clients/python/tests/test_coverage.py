@@ -1,4 +1,4 @@
-"""Every operation of the server's OpenAPI document has its method in both clients, found by the
+"""Every operation of the server's OpenAPI document has its method (and its `with_raw_response` twin) in both clients, found by the
 operation's `x-vigil-client-method` (`webhooks.deliveries.retry` → `webhooks.deliveries.retry`,
 `webhooks.rotateSecret` → `webhooks.rotate_secret`)."""
 
@@ -41,6 +41,12 @@ def test_every_operation_has_a_method_in_both_clients(server: VigilServer, orgs:
                     target = getattr(target, python_name(part), None)
                 if not callable(target):
                     problems.append(f"{client_name} lacks {'.'.join(map(python_name, method.split('.')))} for {verb.upper()} {route}")
+                *namespaces, name = method.split(".")
+                raw: Any = client
+                for part in namespaces:
+                    raw = getattr(raw, python_name(part), None)
+                if not callable(getattr(getattr(raw, "with_raw_response", None), python_name(name), None)):
+                    problems.append(f"{client_name} lacks {'.'.join(map(python_name, namespaces))}.with_raw_response.{python_name(name)}")
             checked += 1
     assert problems == []
     assert checked >= 50

@@ -66,9 +66,39 @@ async def test_alerts_and_their_lifecycle(v: AnyVigil, unique: str) -> None:
     listed = await collect(v.alerts.list(project_id=project.id, status="active"))
     assert [one.id for one in listed] == [critical.id]
     assert (await resolve(v.alerts.retrieve(alert.id))).status == "resolved"
+    story = await resolve(v.alerts.timeline(alert.id))
+    assert [entry.event for entry in story] == ["alert.created", "alert.assigned", "alert.acknowledged", "alert.resolved"]
+    assert story[0].actor is not None and story[0].actor["type"] == "apiKey" and isinstance(story[0].at, datetime)
+    counts = await resolve(v.alerts.open_counts(project_id=project.id))
+    assert (counts.critical, counts.medium, counts.high) == (0, 1, 0)
 
     await resolve(v.alerts.delete(critical.id))
     assert [one.id for one in await collect(v.alerts.list(project_id=project.id))] == [alert.id]
+
+
+async def test_alerts_deduplicated_by_dedup_key(v: AnyVigil, unique: str) -> None:
+    project = await new_project(v, unique)
+    first = await resolve(v.alerts.create(project_id=project.id, title="Backup failed", severity="high", dedup_key=f"backup/{unique}"))
+    repeat = await resolve(v.alerts.create(project_id=project.id, title="Backup failed", severity="high", dedup_key=f"backup/{unique}"))
+    assert (first.dedup_key, first.occurrences, first.last_seen_at) == (f"backup/{unique}", 1, first.created_at)
+    assert (repeat.id, repeat.occurrences) == (first.id, 2) and repeat.last_seen_at >= first.last_seen_at
+    listed = await collect(v.alerts.list(dedup_key=f"backup/{unique}"))
+    assert [(one.id, one.occurrences) for one in listed] == [(first.id, 2)]
+
+
+async def test_integrations_alertmanager(v: AnyVigil, unique: str) -> None:
+    project = await new_project(v, unique)
+    fingerprint = f"fp{unique}"
+    alert = {"status": "firing", "labels": {"alertname": "InstanceDown", "severity": "warning"}, "annotations": {"summary": "db-1 down"}, "fingerprint": fingerprint}
+    payload = {"version": "4", "status": "firing", "alerts": [alert]}
+    created = await resolve(v.integrations.alertmanager(project_id=project.id, payload=payload))
+    assert (created.created, created.repeated, created.resolved) == (1, 0, 0)
+    repeated = await resolve(v.integrations.alertmanager(project_id=project.id, payload=payload))
+    assert (repeated.created, repeated.repeated, repeated.resolved) == (0, 1, 0)
+    resolved = await resolve(v.integrations.alertmanager(project_id=project.id, payload={"version": "4", "alerts": [{**alert, "status": "resolved"}]}))
+    assert (resolved.created, resolved.repeated, resolved.resolved) == (0, 0, 1)
+    [stored] = await collect(v.alerts.list(dedup_key=fingerprint))
+    assert (stored.title, stored.severity, stored.status, stored.occurrences) == ("InstanceDown: db-1 down", "medium", "resolved", 2)
 
 
 async def test_users(v: AnyVigil, unique: str) -> None:

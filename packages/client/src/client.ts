@@ -1,3 +1,4 @@
+import { APIPromise, type RawAnswer } from './api-promise.js';
 import { retryDelayMs, sleep } from './backoff.js';
 import { APIConnectionError, APIError, APITimeoutError, errorFor, VigilError } from './errors.js';
 import { Alerts } from './resources/alerts.js';
@@ -8,6 +9,7 @@ import { Datasets } from './resources/datasets.js';
 import { Embed } from './resources/embed.js';
 import { Exports } from './resources/exports.js';
 import { History } from './resources/history.js';
+import { Integrations } from './resources/integrations.js';
 import { Projects } from './resources/projects.js';
 import { Usage } from './resources/usage.js';
 import { Users } from './resources/users.js';
@@ -30,18 +32,23 @@ export interface ClientOptions {
   defaultHeaders?: Record<string, string>;
 }
 
-/** What any one call may override. */
+export type QueryValue = string | number | boolean | null | undefined;
+
+/** What any one call may override: every method's last argument. */
 export interface RequestOptions {
+  /** Milliseconds one attempt may take, answer included. */
   timeout?: number;
+  /** Retries after the first attempt. */
   maxRetries?: number;
   /** Cancels the call; a cancelled call is never retried and rejects with the signal's reason. */
   signal?: AbortSignal;
   /** POST only: the `Idempotency-Key` (a random UUID when omitted), the same on every retry. */
   idempotencyKey?: string;
+  /** Headers for this call, over the client's `defaultHeaders`. */
   headers?: Record<string, string>;
+  /** Query parameters added to this call's URL (beside the method's own). */
+  query?: Record<string, QueryValue>;
 }
-
-export type QueryValue = string | number | boolean | null | undefined;
 
 /** A request as the resources describe it; `Vigil.request` does the rest. */
 export interface ApiRequest {
@@ -53,6 +60,8 @@ export interface ApiRequest {
   body?: unknown;
   /** Sent as is, instead of `body`; a stream can be sent only once, so it is never retried. */
   rawBody?: { body: BodyInit; contentType?: string; replayable: boolean };
+  /** Leave the answer's body unread for the caller to stream (a download). */
+  stream?: boolean;
   options?: RequestOptions;
 }
 
@@ -63,8 +72,14 @@ function environment(name: string): string | undefined {
   return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name] || undefined;
 }
 
-/** 408, 429, 5xx, and 409 when the first request with the same idempotency key is still running. */
+/**
+ * The server's `x-should-retry` when it sent one; else 408, 429, 5xx, and 409 when the first request
+ * with the same idempotency key is still running.
+ */
 function isRetryable(error: APIError): boolean {
+  const hint = error.headers.get('x-should-retry');
+  if (hint === 'true') return true;
+  if (hint === 'false') return false;
   return error.status === 408 || error.status === 429 || error.status >= 500 || error.code === 'IDEMPOTENCY_IN_PROGRESS';
 }
 
@@ -95,6 +110,8 @@ export class Vigil {
   readonly exports = new Exports(this);
   readonly dashboards = new Dashboards(this);
   readonly embed = new Embed(this);
+  readonly integrations = new Integrations(this);
+  readonly #options: ClientOptions;
   readonly #apiKey: string;
   readonly #fetch: typeof fetch;
   readonly #defaultHeaders: Record<string, string>;
@@ -104,6 +121,7 @@ export class Vigil {
     if (!apiKey) {
       throw new VigilError('No API key: pass new Vigil({ apiKey: "svc_live_…" }) or set the VIGIL_API_KEY environment variable.');
     }
+    this.#options = options;
     this.#apiKey = apiKey;
     this.baseUrl = (options.baseUrl ?? environment('VIGIL_BASE_URL') ?? defaultBaseUrl).replace(/\/+$/, '');
     this.timeout = options.timeout ?? 60_000;
@@ -112,12 +130,22 @@ export class Vigil {
     this.#defaultHeaders = options.defaultHeaders ?? {};
   }
 
+  /** A copy of this client with some options changed (`defaultHeaders` are added to the current ones). */
+  withOptions(options: ClientOptions): Vigil {
+    const defaultHeaders = { ...this.#defaultHeaders, ...options.defaultHeaders };
+    return new Vigil({ ...this.#options, apiKey: this.#apiKey, baseUrl: this.baseUrl, timeout: this.timeout, maxRetries: this.maxRetries, ...options, defaultHeaders });
+  }
+
   /**
-   * The one request path: auth, idempotency key, timeout, retries with back-off. `read` turns the
-   * successful response into the result inside the attempt, so a failure while reading the answer
-   * is retried and counted against the timeout too.
+   * The one request path: auth, idempotency key, timeout, retries with back-off. The answer's body
+   * is read inside the attempt (unless `stream`), so a failure while reading it is retried and
+   * counted against the timeout too; `parse` turns it into the result when the caller wants it.
    */
-  async request<T>(request: ApiRequest, read: (response: Response) => Promise<T>): Promise<T> {
+  request<T>(request: ApiRequest, parse: (answer: RawAnswer) => T | Promise<T>): APIPromise<T> {
+    return new APIPromise(this.#send(request), parse);
+  }
+
+  async #send(request: ApiRequest): Promise<RawAnswer> {
     const options = request.options ?? {};
     const timeout = options.timeout ?? this.timeout;
     const replayable = request.rawBody?.replayable ?? true;
@@ -128,7 +156,7 @@ export class Vigil {
       let failure: VigilError;
       let answerHeaders: Headers | undefined;
       try {
-        return await this.#attempt(url, init, timeout, options.signal, read);
+        return await this.#attempt(url, init, timeout, options.signal, request.stream ?? false);
       } catch (error) {
         if (!(error instanceof VigilError)) throw error;
         if (error instanceof APIError) {
@@ -142,7 +170,7 @@ export class Vigil {
     }
   }
 
-  async #attempt<T>(url: string, init: RequestInit, timeout: number, signal: AbortSignal | undefined, read: (response: Response) => Promise<T>): Promise<T> {
+  async #attempt(url: string, init: RequestInit, timeout: number, signal: AbortSignal | undefined, stream: boolean): Promise<RawAnswer> {
     if (signal?.aborted) throw signal.reason;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new APITimeoutError(timeout)), timeout);
@@ -151,7 +179,10 @@ export class Vigil {
     try {
       const response = await this.#fetch(url, { ...init, signal: controller.signal });
       if (!response.ok) throw errorFor(response.status, await bodyOf(response), response.headers);
-      return await read(response);
+      if (stream) return { response, body: null };
+      // The copy keeps the body for asResponse()/withResponse() while this read parses it.
+      const copy = response.clone();
+      return { response: copy, body: await response.text() };
     } catch (error) {
       if (error instanceof APIError) throw error;
       if (signal?.aborted) throw signal.reason;
@@ -167,7 +198,7 @@ export class Vigil {
 
   #url(request: ApiRequest): string {
     const url = new URL(`${this.baseUrl}${request.path}`);
-    for (const [name, value] of Object.entries(request.query ?? {})) {
+    for (const [name, value] of Object.entries({ ...request.query, ...request.options?.query })) {
       if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
     }
     return url.toString();

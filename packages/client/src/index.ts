@@ -1,4 +1,5 @@
-export { Vigil, Vigil as default, type ApiRequest, type ClientOptions, type RequestOptions } from './client.js';
+export { APIPromise, type RawAnswer } from './api-promise.js';
+export { Vigil, Vigil as default, type ApiRequest, type ClientOptions, type QueryValue, type RequestOptions } from './client.js';
 export {
   APIConnectionError,
   APIError,
@@ -24,6 +25,7 @@ export type { DatasetListParams, DatasetRowsParams, DatasetUploadParams } from '
 export type { EmbedSettingsUpdateParams, EmbedTokenCreateParams, EmbedTokenListParams } from './resources/embed.js';
 export type { ExportCreateParams, ExportListParams } from './resources/exports.js';
 export type { HistoryListParams } from './resources/history.js';
+export type { AlertmanagerPayload } from './resources/integrations.js';
 export type { ProjectCreateParams, ProjectListParams, ProjectUpdateParams } from './resources/projects.js';
 export type { UserInviteParams, UserListParams, UserUpdateParams } from './resources/users.js';
 export type { DeliveryListParams, WebhookCreateParams, WebhookListParams, WebhookRecoverParams, WebhookUpdateParams } from './resources/webhooks.js';

@@ -3,6 +3,10 @@ import type { DataOf, Operation } from './operations.js';
 
 export type Project = DataOf<Operation<'/api/v1/projects/{id}', 'get'>>;
 export type Alert = DataOf<Operation<'/api/v1/alerts/{id}', 'get'>>;
+/** One recorded event of an alert, with who caused it. */
+export type AlertTimelineEntry = DataOf<Operation<'/api/v1/alerts/{id}/timeline', 'get'>>;
+/** Open alerts (active or acknowledged) per severity. */
+export type AlertOpenCounts = DataOf<Operation<'/api/v1/alerts/open-counts', 'get'>>;
 export type User = DataOf<Operation<'/api/v1/users/{id}', 'get'>>;
 /** An invited user; `inviteUrl` is where they set a password (shown once). */
 export type InvitedUser = DataOf<Operation<'/api/v1/users', 'post'>>;
@@ -28,6 +32,7 @@ export type DashboardData = DataOf<Operation<'/api/v1/dashboards/{id}/data', 'ge
 export type EmbedToken = DataOf<Operation<'/api/v1/embed/tokens', 'get'>>;
 /** An embed token as minted: with its `token` and `embedUrl`; the token is never shown again. */
 export type CreatedEmbedToken = DataOf<Operation<'/api/v1/embed/tokens', 'post'>>;
+export type AlertmanagerResult = DataOf<Operation<'/api/v1/integrations/alertmanager', 'post'>>;
 export type EmbedSettings = DataOf<Operation<'/api/v1/embed/settings', 'get'>>;
 
 /** A webhook delivery's body, typed by its `event`: `event.event === 'alert.created'` makes `event.data` an `Alert`. */

@@ -1,3 +1,5 @@
+import { APIPromise } from './api-promise.js';
+
 /** A list answer of the API: `{data, meta: {limit, hasMore, nextCursor}}`. */
 export interface ListEnvelope<T> {
   data: T[];
@@ -35,21 +37,18 @@ export class Page<T> implements AsyncIterable<T> {
 
 /**
  * What `list()` returns: a promise of the first page that can itself be iterated with `for await`,
- * so both `await vigil.alerts.list()` and `for await (const alert of vigil.alerts.list())` work.
+ * so both `await vigil.alerts.list()` and `for await (const alert of vigil.alerts.list())` work;
+ * `.withResponse()` and `.asResponse()` give the first page's HTTP response.
  */
-export class PagePromise<T> extends Promise<Page<T>> implements AsyncIterable<T> {
-  static override get [Symbol.species]() {
-    return Promise;
-  }
-
+export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable<T> {
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     yield* await this;
   }
 }
 
 /** A list call: the first page, fetched at once; each further page with the same filters and its cursor. */
-export function paginate<T>(fetchEnvelope: (cursor: string | undefined) => Promise<ListEnvelope<T>>): PagePromise<T> {
+export function paginate<T>(fetchEnvelope: (cursor: string | undefined) => APIPromise<ListEnvelope<T>>): PagePromise<T> {
   const pageAt = async (cursor: string | undefined): Promise<Page<T>> => new Page(await fetchEnvelope(cursor), pageAt);
-  const first = pageAt(undefined);
-  return new PagePromise<T>((resolve, reject) => first.then(resolve, reject));
+  const first = fetchEnvelope(undefined);
+  return new PagePromise<T>(first.asResponse().then((response) => ({ response, body: null })), async () => new Page(await first, pageAt));
 }

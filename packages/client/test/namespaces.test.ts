@@ -3,9 +3,48 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../server/test/support/webhooks/wait.js';
 import { postgresUrl } from '../../server/test/support/databases.js';
-import { type Alert, Vigil, verifyWebhook, type WebhookEvent, WebhookVerificationError } from '../src/index.js';
-import { generatedFiles } from '../scripts/openapi-types.js';
+import {
+  type Alert,
+  APIPromise,
+  ConflictError,
+  type NotFoundError,
+  Page,
+  RateLimitError,
+  ValidationError,
+  Vigil,
+  verifyWebhook,
+  type WebhookEvent,
+  WebhookVerificationError,
+} from '../src/index.js';
+import { generatedFiles } from '../../../scripts/generated-files.js';
 import { startClientTestServer, type ClientTestServer } from './support/server.js';
+import { needs } from '../../server/test/support/requirements.js';
+
+interface Sent {
+  url: URL;
+  headers: Headers;
+  status?: number;
+}
+
+/** The global fetch, noting each request and its answer's status; `rewrite` may change an answer before the client sees it. */
+function recordingFetch(rewrite: (response: Response) => Response = (response) => response) {
+  const sent: Sent[] = [];
+  const recording: typeof fetch = async (input, init) => {
+    const entry: Sent = { url: new URL(String(input)), headers: new Headers(init?.headers) };
+    sent.push(entry);
+    const response = await fetch(input, init);
+    entry.status = response.status;
+    return rewrite(response);
+  };
+  return { sent, fetch: recording };
+}
+
+/** The same answer with one more header, as a server that sends `x-should-retry` differently would answer. */
+const withHeader = (response: Response, name: string, value: string): Response => {
+  const headers = new Headers(response.headers);
+  headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+};
 
 /** Every namespace against a real server on loopback, the way a user calls it. */
 describe('every namespace of the client against a real server', () => {
@@ -22,10 +61,10 @@ describe('every namespace of the client against a real server', () => {
 
   const servedDocument = async () => (await (await fetch(`${server.t.baseUrl}/api/v1/openapi.json`)).json()) as Record<string, unknown>;
 
-  it('the committed generated types are what the served OpenAPI document gives now', async () => {
+  it('the committed generated types (client, console, embed) are what the served OpenAPI document gives now', async () => {
     for (const file of await generatedFiles(await servedDocument())) {
-      const committed = await readFile(new URL(`../${file.path}`, import.meta.url), 'utf8');
-      expect(committed, `${file.path} is stale: run npm run generate -w packages/client`).toBe(file.text);
+      const committed = await readFile(new URL(`../../../${file.path}`, import.meta.url), 'utf8').catch(() => 'missing');
+      expect(committed, `${file.path} is stale: run npm run generate`).toBe(file.text);
     }
   });
 
@@ -77,8 +116,32 @@ describe('every namespace of the client against a real server', () => {
     const resolved = await vigil.alerts.resolve(alert.id);
     expect(resolved).toMatchObject({ status: 'resolved', resolvedAt: expect.any(String) });
     expect(await vigil.alerts.retrieve(alert.id)).toEqual(resolved);
+    const timeline = await vigil.alerts.timeline(alert.id);
+    expect(timeline.map((entry) => entry.event)).toEqual(['alert.created', 'alert.critical', 'alert.acknowledged', 'alert.assigned', 'alert.resolved']);
+    expect(timeline[0].actor).toMatchObject({ type: 'apiKey' });
+    expect(await vigil.alerts.openCounts({ projectId })).toEqual({ critical: 0, high: 0, medium: 0, low: 0, info: 0 });
     await vigil.alerts.delete(alert.id);
     expect((await vigil.alerts.list({ projectId })).data.map((a) => a.id)).not.toContain(alert.id);
+  });
+
+  it('alerts: a create with a dedupKey repeats the open alert (occurrences + 1), and list filters by it', async () => {
+    const first = await vigil.alerts.create({ projectId, title: 'Backup failed', severity: 'high', dedupKey: 'backup/db-1' });
+    const repeat = await vigil.alerts.create({ projectId, title: 'Backup failed', severity: 'high', dedupKey: 'backup/db-1' });
+    expect(first).toMatchObject({ dedupKey: 'backup/db-1', occurrences: 1, lastSeenAt: first.createdAt });
+    expect(repeat).toMatchObject({ id: first.id, occurrences: 2 });
+    const listed: Alert[] = [];
+    for await (const alert of vigil.alerts.list({ dedupKey: 'backup/db-1' })) listed.push(alert);
+    expect(listed.map((alert) => [alert.id, alert.occurrences])).toEqual([[first.id, 2]]);
+  });
+
+  it('integrations: an Alertmanager notification opens, repeats and resolves alerts keyed by fingerprint', async () => {
+    const alert = { status: 'firing' as const, labels: { alertname: 'InstanceDown', severity: 'critical' }, fingerprint: 'fp-client-1' };
+    expect(await vigil.integrations.alertmanager(projectId, { version: '4', alerts: [alert] })).toEqual({ created: 1, repeated: 0, resolved: 0 });
+    expect(await vigil.integrations.alertmanager(projectId, { version: '4', alerts: [alert] })).toEqual({ created: 0, repeated: 1, resolved: 0 });
+    const resolved = await vigil.integrations.alertmanager(projectId, { version: '4', alerts: [{ ...alert, status: 'resolved' }] });
+    expect(resolved).toEqual({ created: 0, repeated: 0, resolved: 1 });
+    const [stored] = (await vigil.alerts.list({ dedupKey: 'fp-client-1' })).data;
+    expect(stored).toMatchObject({ title: 'InstanceDown', severity: 'critical', status: 'resolved', occurrences: 2 });
   });
 
   it('users: invite, list, retrieve, update, deactivate, activate', async () => {
@@ -139,7 +202,7 @@ describe('every namespace of the client against a real server', () => {
     await vigil.connections.delete(connection.id);
   });
 
-  it.runIf(postgresUrl)('connections: import from a real PostgreSQL makes a dataset', async () => {
+  it.runIf(needs('postgres', 'PostgreSQL-only tests'))('connections: import from a real PostgreSQL makes a dataset', async () => {
     const url = new URL(postgresUrl!);
     const connection = await vigil.connections.create({
       name: 'Test database',
@@ -303,5 +366,108 @@ describe('every namespace of the client against a real server', () => {
     expect(recovery).toBeDefined();
     await vigil.webhooks.delete(hook.id);
     await expect(vigil.webhooks.retrieve(hook.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  describe('per-call options, configured copies and raw responses', () => {
+    it('sends a call\'s own headers and query parameters, over the client\'s defaults', async () => {
+      const recorder = recordingFetch();
+      const client = new Vigil({ apiKey: server.org.apiKey, baseUrl: server.baseUrl, fetch: recorder.fetch, defaultHeaders: { 'x-team': 'sre', 'x-tier': 'one' } });
+      await client.alerts.list({ projectId }, { headers: { 'x-tier': 'two' }, query: { limit: 1, severity: 'high' } });
+      const [call] = recorder.sent;
+      expect(call.headers.get('x-team')).toBe('sre');
+      expect(call.headers.get('x-tier')).toBe('two');
+      expect(Object.fromEntries(call.url.searchParams)).toEqual({ projectId, limit: '1', severity: 'high' });
+    });
+
+    it('withOptions returns a configured copy and leaves the original as it was', async () => {
+      const recorder = recordingFetch();
+      const original = new Vigil({ apiKey: server.org.apiKey, baseUrl: server.baseUrl, fetch: recorder.fetch, defaultHeaders: { 'x-team': 'sre' } });
+      const patient = original.withOptions({ maxRetries: 5, timeout: 5_000, defaultHeaders: { 'x-purpose': 'batch' } });
+      expect([patient.maxRetries, patient.timeout, patient.baseUrl]).toEqual([5, 5_000, original.baseUrl]);
+      expect([original.maxRetries, original.timeout]).toEqual([2, 60_000]);
+      await patient.usage.retrieve();
+      await original.usage.retrieve();
+      expect(recorder.sent.map((call) => [call.headers.get('x-team'), call.headers.get('x-purpose')])).toEqual([
+        ['sre', 'batch'],
+        ['sre', null],
+      ]);
+      const elsewhere = original.withOptions({ apiKey: `svc_live_${'0'.repeat(64)}` });
+      await expect(elsewhere.usage.retrieve()).rejects.toMatchObject({ status: 401 });
+    });
+
+    it('withResponse gives the result and its HTTP response; asResponse the response with its body unread', async () => {
+      const pending = vigil.alerts.create({ title: 'Raw', severity: 'low', projectId });
+      expect(pending).toBeInstanceOf(APIPromise);
+      const { data: alert, response } = await pending.withResponse();
+      expect(response.status).toBe(201);
+      expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+      expect(await response.json()).toEqual({ data: alert });
+      expect(await pending).toEqual(alert);
+
+      const raw = await vigil.alerts.retrieve(alert.id).asResponse();
+      expect(raw).toBeInstanceOf(Response);
+      expect(raw.bodyUsed).toBe(false);
+      expect(Number(raw.headers.get('x-ratelimit-limit'))).toBeGreaterThan(0);
+      expect(((await raw.json()) as { data: { id: string } }).data.id).toBe(alert.id);
+
+      const deleted = await vigil.alerts.delete(alert.id).withResponse();
+      expect([deleted.data, deleted.response.status]).toEqual([undefined, 204]);
+    });
+
+    it('a list call gives its first page with the response, and still iterates', async () => {
+      await vigil.alerts.create({ title: 'Listed', severity: 'info', projectId });
+      const listing = vigil.alerts.list({ projectId, limit: 1 });
+      const { data: page, response } = await listing.withResponse();
+      expect(page).toBeInstanceOf(Page);
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { data: { id: string }[] }).data.map((one) => one.id)).toEqual(page.data.map((one) => one.id));
+      const titles: string[] = [];
+      for await (const alert of vigil.alerts.list({ projectId, limit: 1 })) titles.push(alert.title);
+      expect(titles).toContain('Listed');
+    });
+
+    it('a download can be had as the response itself, its body the file', async () => {
+      const started = await vigil.exports.create({ resource: 'alerts', format: 'csv', projectId });
+      let current = started;
+      for (const deadline = Date.now() + 30_000; current.status !== 'completed' && Date.now() < deadline; current = await vigil.exports.retrieve(started.id)) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const response = await vigil.exports.download(started.id).asResponse();
+      expect(response.headers.get('content-type')).toMatch(/text\/csv/);
+      expect((await response.text()).split('\n')[0]).toMatch(/^id,/);
+    });
+
+    describe('x-should-retry', () => {
+      it('the server marks a refusal worth retrying and one that is not', async () => {
+        const invalid = await vigil.alerts.create({ title: 'Bad', severity: 'urgent', projectId } as never).asResponse().catch((error: ValidationError) => error);
+        expect(invalid).toBeInstanceOf(ValidationError);
+        expect((invalid as ValidationError).headers.get('x-should-retry')).toBe('false');
+        const missing = await vigil.alerts.retrieve('alrt_00000000000000000000000000').catch((error: NotFoundError) => error);
+        expect((missing as NotFoundError).headers.get('x-should-retry')).toBe('false');
+      });
+
+      it('true: a refusal the client would not retry on its own is retried', async () => {
+        const alert = await vigil.alerts.create({ title: 'Resolved twice', severity: 'low', projectId });
+        await vigil.alerts.resolve(alert.id);
+        const recorder = recordingFetch((response) => (response.status === 409 ? withHeader(response, 'x-should-retry', 'true') : response));
+        const client = vigil.withOptions({ fetch: recorder.fetch, maxRetries: 1 });
+        await expect(client.alerts.acknowledge(alert.id)).rejects.toBeInstanceOf(ConflictError);
+        expect(recorder.sent.map((call) => call.status)).toEqual([409, 409]);
+      });
+
+      it("false: the month's AI allowance used up is a 429 the client does not wait for", async () => {
+        const spent = await server.t.createOrg('business', { name: 'Spent', rateLimitPerMinute: 1_000 });
+        const spender = vigil.withOptions({ apiKey: spent.apiKey });
+        const theirProject = (await spender.projects.create({ name: 'Spent' })).id;
+        server.fake.script({ content: 'That used every token.', promptTokens: 60_000_000 });
+        await spender.chat.ask({ message: 'Everything?', projectId: theirProject });
+        const recorder = recordingFetch();
+        const error = await spender.withOptions({ fetch: recorder.fetch }).chat.ask({ message: 'More?', projectId: theirProject }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(RateLimitError);
+        expect((error as RateLimitError).headers.get('x-should-retry')).toBe('false');
+        expect((error as RateLimitError).retryAfter).toBeGreaterThan(60);
+        expect(recorder.sent).toHaveLength(1);
+      });
+    });
   });
 });

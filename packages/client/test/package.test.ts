@@ -12,10 +12,10 @@ import { Miniflare } from 'miniflare';
 import { publint } from 'publint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { standardSignature } from '../../server/src/webhooks/signer.js';
-import { waitFor } from '../../server/test/support/webhooks/wait.js';
 import { Vigil } from '../src/index.js';
 import { startClientTestServer, type ClientTestServer } from './support/server.js';
-import { freePort } from '../../server/test/support/ports.js';
+import { docsExample } from '../../server/test/support/docs-examples.js';
+import { repoRoot } from '../../server/test/support/processes.js';
 
 const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -27,11 +27,7 @@ interface Ran {
 }
 
 
-/** The README's fenced code blocks of a language tag, in order. */
-async function readmeBlocks(tag: string): Promise<string[]> {
-  const readme = await readFile(path.join(packageDir, 'README.md'), 'utf8');
-  return [...readme.matchAll(/^```([^\n]*)\n([\s\S]*?)^```$/gm)].filter((match) => match[1].trim() === tag).map((match) => match[2]);
-}
+const readme = 'packages/client/README.md';
 
 describe('the packed @vigil/client, installed outside the repository', () => {
   let server: ClientTestServer;
@@ -48,14 +44,17 @@ describe('the packed @vigil/client, installed outside the repository', () => {
   beforeAll(async () => {
     project = await mkdtemp(path.join(tmpdir(), 'vigil-client-consumer-'));
     await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-    const packing = run('npm', ['run', 'build'], { cwd: packageDir }).then(() =>
-      run('npm', ['pack', '--json', '--pack-destination', project], { cwd: packageDir }),
-    );
+    // The README's install lines as written, run where it says (the clone's root, then the project), the tarball in this test's project instead of /tmp.
+    const [pack, install] = docsExample('install-from-clone', readme)
+      .split('\n')
+      .map((line) => line.replace(/\s+#.*$/, '').replaceAll('/tmp', project));
+    const packing = run('npm', ['run', 'build'], { cwd: packageDir }).then(() => run('bash', ['-c', `${pack} --json`], { cwd: repoRoot }));
     // node@18 is the official Node.js 18 binary, published to npm.
     const installingNode18 = run('npm', ['install', '--no-audit', '--no-fund', `node@${node18Version}`], { cwd: project });
     [server] = await Promise.all([startClientTestServer(), packing, installingNode18]);
     tarball = path.join(project, (JSON.parse((await packing).stdout) as { filename: string }[])[0].filename);
-    await run('npm', ['install', '--no-audit', '--no-fund', tarball], { cwd: project });
+    expect(install).toBe(`npm install ${tarball}`);
+    await run('bash', ['-c', `${install} --no-audit --no-fund`], { cwd: project });
     node18 = path.join(project, 'node_modules', 'node', 'bin', 'node');
     env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? project, VIGIL_API_KEY: server.org.apiKey, VIGIL_BASE_URL: server.baseUrl };
   }, 600_000);
@@ -74,10 +73,14 @@ describe('the packed @vigil/client, installed outside the repository', () => {
     expect(report.analysis.problems).toEqual([]);
   });
 
-  it('ships dist and the README only, and its edge entry point imports nothing from node:', async () => {
+  it('ships dist, the README and the LICENSE only, is ready to publish with provenance, and its edge entry point imports nothing from node:', async () => {
+    const manifest = JSON.parse(await readFile(path.join(packageDir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ license: 'Apache-2.0', publishConfig: { access: 'public', provenance: true }, repository: { directory: 'packages/client' } });
+    expect(await readFile(path.join(packageDir, 'LICENSE'), 'utf8')).toBe(await readFile(path.join(repoRoot, 'LICENSE'), 'utf8'));
     const list = await run('tar', ['-tzf', tarball]);
     expect(list.stdout.split('\n').filter(Boolean).sort()).toEqual(
       [
+        'LICENSE',
         'README.md',
         'dist/index.cjs',
         'dist/index.d.cts',
@@ -103,15 +106,19 @@ describe('the packed @vigil/client, installed outside the repository', () => {
     const secret = 'whsec_' + Buffer.from('s'.repeat(32)).toString('base64');
     const body = JSON.stringify({ event: 'alert.created', orgId: 'org_1', timestamp: new Date().toISOString(), data: alert });
     const bad = await verifyWebhook(body, { 'x-service-signature': 'sha256=' + '0'.repeat(64) }, secret).catch((error) => error);
+    const { response } = await vigil.withOptions({ maxRetries: 0 }).alerts.retrieve(alert.id, { timeout: 10_000 }).withResponse();
+    const raw = await vigil.projects.retrieve(project.id).asResponse();
     console.log(JSON.stringify({
       titles,
+      withResponse: response.status,
+      asResponse: (await raw.json()).data.id === project.id,
       notFound: missing instanceof NotFoundError && missing instanceof VigilError,
       badSignature: bad instanceof WebhookVerificationError,
     }));
   `;
   const esm = `import Vigil, { NotFoundError, VigilError, verifyWebhook, WebhookVerificationError } from '@vigil/client';\n${consumerCalls}`;
   const cjs = `const { Vigil, NotFoundError, VigilError, verifyWebhook, WebhookVerificationError } = require('@vigil/client');\n(async () => {${consumerCalls}})();`;
-  const expected = { titles: ['From a consumer'], notFound: true, badSignature: true };
+  const expected = { titles: ['From a consumer'], withResponse: 200, asResponse: true, notFound: true, badSignature: true };
 
   it('an ESM and a CommonJS consumer use it on Node 20', async () => {
     expect(JSON.parse((await runScript(process.execPath, 'esm.mjs', esm)).stdout)).toEqual(expected);
@@ -125,7 +132,7 @@ describe('the packed @vigil/client, installed outside the repository', () => {
   });
 
   it("runs the README's Worker in workerd (Cloudflare Workers) against the server", async () => {
-    const [worker] = await readmeBlocks('js worker');
+    const worker = docsExample('worker', readme);
     await writeFile(path.join(project, 'worker.mjs'), worker);
     const bundled = await build({
       entryPoints: [path.join(project, 'worker.mjs')],
@@ -148,7 +155,9 @@ describe('the packed @vigil/client, installed outside the repository', () => {
       const vigil = new Vigil({ apiKey: server.org.apiKey, baseUrl: server.baseUrl });
       const projectId = (await vigil.projects.create({ name: 'Edge' })).id;
       await vigil.alerts.create({ title: 'Seen from the edge', severity: 'high', projectId });
-      const listed = (await (await mf.dispatchFetch('http://worker.test/')).json()) as string[];
+      const answer = await mf.dispatchFetch('http://worker.test/');
+      expect(answer.headers.get('x-vigil-request-id')).toMatch(/^req_/);
+      const listed = (await answer.json()) as string[];
       expect(listed).toContain('Seen from the edge');
 
       const body = JSON.stringify({ event: 'alert.resolved', orgId: server.org.orgId, timestamp: new Date().toISOString(), data: {} });
@@ -161,24 +170,5 @@ describe('the packed @vigil/client, installed outside the repository', () => {
     } finally {
       await mf.dispose();
     }
-  });
-
-  it("runs every example of the README against the server", async () => {
-    const blocks = await readmeBlocks('js');
-    expect(blocks.length).toBeGreaterThanOrEqual(6);
-    server.fake.script({ content: 'web-1 is the busiest host.' });
-    const port = await freePort();
-    for (const [index, block] of blocks.entries()) {
-      const ran = await runScript(process.execPath, `readme-${index}.mjs`, block, { PORT: String(port) }).catch((error: Ran & Error) => {
-        throw new Error(`README example ${index + 1} failed:\n${block}\n${error.stderr || error.message}`);
-      });
-      if (index === 0) expect(ran.stdout).toContain('verified alert.created Disk 91% full');
-    }
-    const exported = await waitFor(
-      () => server.t.database.db.query<{ file_name: string }>("SELECT file_name FROM exports WHERE status = 'completed'"),
-      (rows) => rows.length > 0,
-      'the README export',
-    );
-    expect((await readFile(path.join(project, exported[0].file_name), 'utf8')).split('\n')[0]).toMatch(/^id,/);
   });
 });

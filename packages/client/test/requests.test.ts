@@ -32,6 +32,7 @@ interface Sent {
   url: string;
   headers: Headers;
   status?: number;
+  answered?: Headers;
 }
 
 /** The global fetch, noting what went out and what came back, and calling `onResponse` for each answer. */
@@ -42,6 +43,7 @@ function recordingFetch(onResponse: (response: Response, sent: Sent) => void = (
     sent.push(entry);
     const response = await fetch(input, init);
     entry.status = response.status;
+    entry.answered = response.headers;
     onResponse(response, entry);
     return response;
   };
@@ -170,6 +172,7 @@ describe('the request path against a real server', () => {
       expect(error).toBeInstanceOf(InternalServerError);
       expect(error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
       expect(recorder.sent.map((s) => s.status)).toEqual([503, 503, 503]);
+      expect(recorder.sent[0].answered?.get('x-should-retry')).toBe('true');
       expect(new Set(recorder.sent.map((s) => s.headers.get('idempotency-key'))).size).toBe(1);
     });
 
@@ -235,6 +238,7 @@ describe('the request path against a real server', () => {
       const repeat = await client({ fetch: recorder.fetch }).datasets.upload(projectId, 'host,cpu\n', { name: 'slow' }, { idempotencyKey: 'upload-in-progress' });
       const original = await first;
       expect(recorder.sent[0].status).toBe(409);
+      expect(recorder.sent[0].answered?.get('x-should-retry')).toBe('true');
       expect(recorder.sent.at(-1)?.status).toBe(201);
       expect(repeat).toEqual(original);
       expect(original.rowCount).toBe(1);

@@ -19,20 +19,15 @@ export function useCsrfToken(token: string): void {
   csrfToken = token;
 }
 
-export interface Session {
-  user: { id: string; email: string; name: string | null; role: 'admin' | 'member' | 'viewer' };
-  organization: { id: string; name: string; plan: string };
-  csrfToken: string;
-}
+export type { List, Session } from './api-types';
 
-export interface List<T> {
-  data: T[];
-  meta: { hasMore: boolean; nextCursor: string | null };
-}
+/** A session (or sign-in) past its limit: the server says how long to wait. */
+const rateLimited = (response: Response) =>
+  `Too many requests from this session: wait ${response.headers.get('retry-after') ?? 'a few'} seconds, then try again.`;
 
 async function failureOf(response: Response): Promise<ApiFailure> {
   const body = (await response.json().catch(() => null)) as { error?: string; code?: string; details?: ApiFailure['details'] } | null;
-  const message = body?.error ?? `The server answered ${response.status}. Try again in a moment.`;
+  const message = body?.error ?? (response.status === 429 ? rateLimited(response) : `The server answered ${response.status}. Try again in a moment.`);
   return new ApiFailure(message, response.status, body?.code ?? 'UNKNOWN', body?.details);
 }
 

@@ -5,6 +5,7 @@ import { navigate, usePath } from './router';
 import { Shell } from './shell';
 import { SignIn } from './pages/sign-in';
 import { Welcome } from './pages/welcome';
+import { applyTheme } from './theme';
 import './styles.css';
 
 function App() {
@@ -34,4 +35,5 @@ function App() {
   return <Shell session={session} path={path} onSignedOut={() => setSession(null)} />;
 }
 
+applyTheme();
 render(<App />, document.getElementById('app')!);

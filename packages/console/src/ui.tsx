@@ -1,5 +1,5 @@
-import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { cloneElement, type ComponentChildren, isValidElement } from 'preact';
+import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import { ApiFailure } from './api';
 
 export function messageOf(error: unknown): string {
@@ -107,12 +107,51 @@ export function ShownOnce(props: { label: string; value: string; onDone: () => v
   );
 }
 
+/**
+ * A labelled control. The label points at the control (for/id) rather than wrapping it, so the
+ * control's accessible name is the label alone, not the label followed by every option of a select.
+ */
 export function Field(props: { label: string; children: ComponentChildren }) {
+  const id = useId();
+  const control = props.children;
+  if (!isValidElement(control)) {
+    return (
+      <label class="field">
+        <span>{props.label}</span>
+        {control}
+      </label>
+    );
+  }
   return (
-    <label class="field">
-      <span>{props.label}</span>
-      {props.children}
-    </label>
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      {cloneElement(control, { id })}
+    </div>
+  );
+}
+
+export interface Option {
+  value: string;
+  label: string;
+}
+
+/** Options whose labels are their values, or made from them. */
+export const optionsOf = (values: readonly string[], label: (value: string) => string = (value) => value): Option[] =>
+  values.map((value) => ({ value, label: label(value) }));
+
+/** A labelled select of `options`; with `none`, a first option of value '' that stands for no choice. */
+export function Choice(props: { label: string; value: string; options: Option[]; none?: string; onChange: (value: string) => void }) {
+  return (
+    <Field label={props.label}>
+      <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        {props.none !== undefined && <option value="">{props.none}</option>}
+        {props.options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }
 
@@ -139,29 +178,47 @@ export function ListTable<T extends { id: string }>(props: {
       {!rows && !props.error && <Loading />}
       {rows && rows.length === 0 && <Empty>{props.empty}</Empty>}
       {rows && rows.length > 0 && (
+        <ScrollRegion label={props.caption}>
         <table aria-live={props.live ? 'polite' : undefined}>
           <caption>{props.caption}</caption>
-          <thead>
-            <tr>
-              {props.columns.map((column) => (
-                <th key={column} scope="col">
-                  {column}
-                </th>
-              ))}
-              {props.withActions && (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
+          <TableHead columns={props.columns} withActions={props.withActions} />
           <tbody>
             {rows.map((row) => (
               <tr key={row.id}>{props.cells(row)}</tr>
             ))}
           </tbody>
         </table>
+        </ScrollRegion>
       )}
     </>
+  );
+}
+
+/** A table's header row: a header per column and, when the viewer may act, an actions column named for screen readers. */
+export function TableHead(props: { columns: string[]; withActions: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {props.columns.map((column) => (
+          <th key={column} scope="col">
+            {column}
+          </th>
+        ))}
+        {props.withActions && (
+          <th scope="col">
+            <span class="visually-hidden">Actions</span>
+          </th>
+        )}
+      </tr>
+    </thead>
+  );
+}
+
+/** A wide table scrolls inside itself on a narrow screen, never the page; keyboard users can scroll it too. */
+export function ScrollRegion(props: { label: ComponentChildren; children: ComponentChildren }) {
+  return (
+    <div class="table-scroll" tabIndex={0} role="region" aria-label={typeof props.label === 'string' ? props.label : undefined}>
+      {props.children}
+    </div>
   );
 }

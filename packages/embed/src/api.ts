@@ -1,22 +1,6 @@
-/** One widget's result, as the embed API sends it (the server's WidgetResult). */
-export interface WidgetResult {
-  id: string;
-  title: string;
-  kind: 'number' | 'line' | 'bar' | 'pie' | 'table' | 'alerts';
-  columns: string[];
-  rows: Record<string, unknown>[];
-  truncated: boolean;
-  error: string | null;
-}
+import type { EmbeddedDashboard } from './generated/api.js';
 
-export interface EmbeddedDashboard {
-  id: string;
-  name: string;
-  description: string | null;
-  theme: 'light' | 'dark' | null;
-  refreshedAt: string;
-  widgets: WidgetResult[];
-}
+export type { EmbeddedDashboard, WidgetResult } from './generated/api.js';
 
 /** A failure the component shows as it is: `message` is a sentence for the person looking at the page. */
 export class EmbedError extends Error {

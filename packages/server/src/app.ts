@@ -1,6 +1,5 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Db } from './db/connect.js';
@@ -15,6 +14,7 @@ import { apiRoutes } from './modules/api-routes.js';
 import { embedPublicRoutes } from './modules/embed/public-routes.js';
 import { currentSessionRoutes, publicSessionRoutes, sessionCookie, sessionCookieName } from './modules/sessions/routes.js';
 import { openapiOptions } from './openapi/document.js';
+import { referencePageRoutes } from './openapi/reference-page.js';
 import { sharedSchemas } from './openapi/shared-schemas.js';
 import { enforceAccessPolicy } from './platform/access-policy.js';
 import { type AuthOptions, requireApiKey } from './platform/auth.js';
@@ -28,7 +28,7 @@ import { idempotentPosts } from './platform/idempotency.js';
 import { newId } from './platform/ids.js';
 import { installJsonBodyParser } from './platform/json-body.js';
 import { metricsRoute } from './platform/metrics-route.js';
-import { loggedUrl, loggerOptions } from './platform/logger.js';
+import { answered, logRequest, loggerOptions } from './platform/logger.js';
 import type { RateLimiter } from './platform/rate-limit.js';
 import { schemaCompiler } from './platform/validation.js';
 import { createServices, type Services } from './services.js';
@@ -65,6 +65,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logger: loggerOptions(config.logLevel, deps.logStream),
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => newId('request'),
+    // request.ip: the client's address, taken from X-Forwarded-For only through these proxies.
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     bodyLimit: 1024 * 1024,
     // Refused in the error format by the onRequest hook below instead of Fastify's own body.
     return503OnClosing: false,
@@ -96,10 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   http.addHook('onResponse', (request, reply, done) => {
     countResponse(request, reply);
-    request.log.info(
-      { method: request.method, url: loggedUrl(request.url), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request',
-    );
+    logRequest(request, answered(reply));
     done();
   });
 
@@ -125,10 +124,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // A worker process serves only the health checks: the REST and GraphQL APIs are the api role's.
   if (config.role !== 'worker') {
+    // Heard before the routes are registered: REST's alert stream and GraphQL's subscriptions read them.
+    const heard = await CommittedEvents.listen(db, {
+      onError: (error) => http.log.error({ err: error }, 'committed event not delivered'),
+      onCaughtUp: (delivered) => http.log.warn({ delivered }, 'committed-events listener reconnected; events committed meanwhile read back from the events table'),
+    });
+    committedEvents = heard;
     for (const schema of sharedSchemas) http.addSchema(schema);
     await http.register(swagger, openapiOptions());
-    await http.register(swaggerUi, { routePrefix: '/docs', theme: { title: 'Vigil API reference' } });
-    await http.register(cookie);
+    referencePageRoutes(http, () => http.swagger());
+    // Parsed only where a session may be used (platform/auth.ts), not on every request.
+    await http.register(cookie, { hook: false });
     const consoleSession = { sessions: services.sessions, siteUrl: config.siteUrl };
 
     await http.register(
@@ -144,18 +150,24 @@ export async function buildApp(deps: AppDeps): Promise<App> {
               csrfMatches: (token, presented) => services.sessions.csrfMatches(token, presented),
               renewCookie: (reply, token) => sessionCookie(config.siteUrl).set(reply, token),
             },
+            sessionRateLimit: config.sessionRateLimit,
           });
           enforceAccessPolicy(authenticated, '/api/v1');
           idempotentPosts(authenticated, { db, clock });
           installNotFoundHandler(authenticated);
-          await authenticated.register(apiRoutes, { services, keyRevoked: () => grants.forget() });
+          await authenticated.register(apiRoutes, { services, events: heard, keyRevoked: () => grants.forget() });
           await authenticated.register(currentSessionRoutes, consoleSession);
         });
       },
       { prefix: '/api/v1' },
     );
-    committedEvents = await CommittedEvents.listen(db, (error) => http.log.error({ err: error }, 'committed event not delivered'));
-    await http.register(graphqlApi, { services, auth, events: committedEvents, secretKey: config.secretKey });
+    await http.register(graphqlApi, {
+      services,
+      auth,
+      events: heard,
+      secretKey: config.secretKey,
+      subscriptionCaps: config.graphqlSubscriptions,
+    });
     await http.register(embedPublicRoutes, { prefix: '/embed', embed: services.embed });
   }
 

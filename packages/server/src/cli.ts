@@ -21,7 +21,7 @@ const usage = `usage:
   vigil org set-plan ORG_ID PLAN [--json]
   vigil org set-rate-limit ORG_ID N [--json]
   vigil org list [--json]
-  vigil key create --org ORG_ID [--name NAME] [--expires-in 90d] [--json]
+  vigil key create --org ORG_ID [--name NAME] [--expires-in 45s|30m|12h|90d] [--json]
   vigil key list --org ORG_ID [--json]
   vigil key revoke KEY_ID [--json]
   vigil billing trial-expired ORG_ID [--json]
@@ -37,16 +37,18 @@ function plan(value: string | undefined): Plan {
   return value;
 }
 
-const durationUnits: Record<string, number> = { h: 3_600_000, d: 86_400_000 };
+const durationUnits: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const longestDurationMs = 36_500 * durationUnits.d;
 
-/** `--expires-in`: a whole number of days or hours, `90d` or `12h`. */
+/** `--expires-in`: a whole number of seconds, minutes, hours or days (`45s`, `30m`, `12h`, `90d`), at most 100 years. */
 function duration(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const match = /^(\d+)([dh])$/.exec(value.trim());
-  if (!match || Number(match[1]) === 0 || Number(match[1]) > 36_500) {
-    throw new UsageError(`--expires-in must be a whole number of days or hours such as 90d or 12h, got "${value}"`);
+  const match = /^(\d+)([smhd])$/.exec(value.trim());
+  const ms = match ? Number(match[1]) * durationUnits[match[2]] : 0;
+  if (ms === 0 || ms > longestDurationMs) {
+    throw new UsageError(`--expires-in must be a whole number of seconds, minutes, hours or days such as 45s, 30m, 12h or 90d (at most 36500d), got "${value}"`);
   }
-  return Number(match[1]) * durationUnits[match[2]];
+  return ms;
 }
 
 function required(value: string | undefined, what: string): string {

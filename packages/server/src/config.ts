@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type ProcessRole = 'api' | 'worker' | 'all';
@@ -47,6 +48,14 @@ export interface Config {
   metricsToken: string | undefined;
   /** Days finished webhook deliveries (with their attempts) and exports are kept (VIGIL_RETENTION_DAYS). */
   retentionDays: number;
+  /** GraphQL subscriptions: active ones per socket, and sockets per API key (VIGIL_GRAPHQL_MAX_SUBSCRIPTIONS, VIGIL_GRAPHQL_MAX_SOCKETS). */
+  graphqlSubscriptions: { perSocket: number; socketsPerKey: number };
+  /** Reverse proxies (addresses or CIDRs) whose X-Forwarded-For names the client (VIGIL_TRUST_PROXY); empty → none. */
+  trustProxy: string[];
+  /** Requests per minute per console session (VIGIL_SESSION_RATE_LIMIT). */
+  sessionRateLimit: number;
+  /** Start on an embedded directory that `vigil migrate-to-postgres` has moved (VIGIL_IGNORE_MOVED_TO_POSTGRES). */
+  ignoreMovedToPostgres: boolean;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +112,22 @@ function retrySchedule(env: Env): number[] {
   return parts.map(Number);
 }
 
+function isAddressOrCidr(entry: string): boolean {
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+function trustedProxies(env: Env): string[] {
+  const name = 'VIGIL_TRUST_PROXY';
+  const entries = (env[name] ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const wrong = entries.find((entry) => !isAddressOrCidr(entry));
+  if (wrong !== undefined) throw new ConfigError(name, `must be comma-separated IP addresses or CIDRs such as 10.0.0.0/8,127.0.0.1, got "${wrong}"`);
+  return entries;
+}
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function logLevel(env: Env): string {
@@ -120,6 +145,12 @@ function aiConfig(env: Env): AiConfig | undefined {
   return { baseUrl, model, apiKey: env.AI_API_KEY ?? '', timeoutMs: integer(env, 'AI_TIMEOUT_MS', 60_000, 1, 600_000) };
 }
 
+/** The host of the links Vigil prints by default: the address it listens on, as its start banner shows it. */
+function linkHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65_535);
   const host = env.HOST?.trim() || '127.0.0.1';
@@ -135,7 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['api', 'worker', 'all'].includes(role)) {
     throw new ConfigError('VIGIL_ROLE', `must be api, worker or all, got "${env.VIGIL_ROLE}"`);
   }
-  const siteUrl = (url(env, 'VIGIL_SITE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const siteUrl = (url(env, 'VIGIL_SITE_URL', ['http:', 'https:']) ?? `http://${linkHost(host)}:${port}`).replace(/\/+$/, '');
   return {
     port,
     host,
@@ -151,6 +182,10 @@ export function loadConfig(env: Env = process.env): Config {
       maxWaitMs: integer(env, 'VIGIL_AI_SQL_QUEUE_MS', 5_000, 0, 600_000),
     },
     webhookTimeoutMs: integer(env, 'VIGIL_WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    graphqlSubscriptions: {
+      perSocket: integer(env, 'VIGIL_GRAPHQL_MAX_SUBSCRIPTIONS', 100, 1, 10_000),
+      socketsPerKey: integer(env, 'VIGIL_GRAPHQL_MAX_SOCKETS', 50, 1, 100_000),
+    },
     webhookRetryScheduleMs: retrySchedule(env),
     webhookAllowPrivate: boolean(env, 'VIGIL_WEBHOOK_ALLOW_PRIVATE'),
     connectionsAllowPrivate: boolean(env, 'VIGIL_CONNECTIONS_ALLOW_PRIVATE'),
@@ -162,5 +197,8 @@ export function loadConfig(env: Env = process.env): Config {
     dbStatementTimeoutMs: integer(env, 'VIGIL_DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     metricsToken: env.VIGIL_METRICS_TOKEN || undefined,
     retentionDays: integer(env, 'VIGIL_RETENTION_DAYS', 30, 1, 36_500),
+    trustProxy: trustedProxies(env),
+    sessionRateLimit: integer(env, 'VIGIL_SESSION_RATE_LIMIT', 600, 1, 1_000_000),
+    ignoreMovedToPostgres: boolean(env, 'VIGIL_IGNORE_MOVED_TO_POSTGRES'),
   };
 }

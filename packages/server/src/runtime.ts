@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import pino from 'pino';
+import { refuseIfMovedToPostgres } from './admin/moved-to-postgres.js';
 import { isServerListening } from './admin/socket.js';
 import type { Config } from './config.js';
 import { connectDb, type Db } from './db/connect.js';
@@ -45,6 +46,7 @@ export async function openRuntime(config: Config, options: { migrate?: boolean }
     // Two PGlite instances on the same files would corrupt them.
     throw new Error(`another Vigil server is using ${config.dataDir}; stop it first, or set VIGIL_DATA_DIR to another directory`);
   }
+  if (!config.databaseUrl && !config.ignoreMovedToPostgres) await refuseIfMovedToPostgres(config.dataDir);
   await keepDataPrivate(config.dataDir);
   const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
   const db = await connectDb({

@@ -8,6 +8,7 @@ import { DatasetService } from './modules/datasets/service.js';
 import { EmbedService } from './modules/embed/service.js';
 import { ExportService } from './modules/exports/service.js';
 import { HistoryService } from './modules/history/service.js';
+import { IntegrationService } from './modules/integrations/service.js';
 import { OrganizationService } from './modules/organizations/service.js';
 import { ProjectService } from './modules/projects/service.js';
 import { SessionService } from './modules/sessions/service.js';
@@ -27,11 +28,13 @@ export function createServices(ctx: ServiceContext) {
   const dashboards = new DashboardService(ctx, chat.readers);
   const users = new UserService(ctx);
   const exports = new ExportService(ctx);
+  const alerts = new AlertService(ctx);
   return {
     organizations: new OrganizationService(ctx),
     apiKeys: new ApiKeyService(ctx),
     projects: new ProjectService(ctx),
-    alerts: new AlertService(ctx),
+    alerts,
+    integrations: new IntegrationService(ctx, alerts),
     users,
     sessions: new SessionService(ctx, users),
     webhooks: new WebhookService(ctx),

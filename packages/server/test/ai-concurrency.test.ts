@@ -9,6 +9,7 @@ import { databaseKinds, onPostgres, postgresUrl } from './support/databases.js';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { type FakeLlm, type Step, toolResults } from './support/fake-llm.js';
 import { createProject, type List, type Project } from './support/resources.js';
+import { needs } from './support/requirements.js';
 
 /** A promise and the function that settles it: a statement held open until the test lets it go. */
 function gate(): { opened: Promise<void>; open: () => void } {
@@ -17,7 +18,7 @@ function gate(): { opened: Promise<void>; open: () => void } {
   return { opened, open };
 }
 
-describe.each(databaseKinds)('the model’s SQL, per organization, on %s', (kind) => {
+describe.each(databaseKinds())('the model’s SQL, per organization, on %s', (kind) => {
   let t: TestApp;
   let heavy: TestOrg;
   let calm: TestOrg;
@@ -68,7 +69,7 @@ const readsThenAnswers =
   (request) =>
     toolResults(request).length > 0 ? { content: 'Done.' } : { toolCalls: [{ sql }] };
 
-describe.each(databaseKinds)('one organization’s questions and another organization’s requests, on %s', (kind) => {
+describe.each(databaseKinds())('one organization’s questions and another organization’s requests, on %s', (kind) => {
   let ai: AiTestApp;
   let t: TestApp;
   let fake: FakeLlm;
@@ -161,7 +162,7 @@ describe.each(databaseKinds)('one organization’s questions and another organiz
   );
 });
 
-describe.runIf(postgresUrl)('the project-SQL pool on postgres', () => {
+describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('the project-SQL pool on postgres', () => {
   it('answers 503 with Retry-After, having asked the model nothing, when no connection frees up in time; its connections close with the server', async () => {
     const ai = await startAiTestApp('postgres', { config: { projectSql: { poolSize: 1, maxWaitMs: 50 } } });
     const { t, fake } = ai;

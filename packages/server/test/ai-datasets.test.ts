@@ -14,7 +14,7 @@ interface Dataset {
 
 const salesCsv = ['Order Date,Customer,Order Value', '2026-01-05,ann,10.50', '2026-01-20,bob,29.50', '2026-02-03,ann,50', ''].join('\n');
 
-describe.each(databaseKinds)('AI questions over uploaded datasets on %s', (kind) => {
+describe.each(databaseKinds())('AI questions over uploaded datasets on %s', (kind) => {
   let ai: AiTestApp;
   let fake: FakeLlm;
   let t: TestApp;
@@ -67,8 +67,8 @@ describe.each(databaseKinds)('AI questions over uploaded datasets on %s', (kind)
     expect(response.status).toBe(200);
     expect(prompt).toContain(`Table ${table} — dataset "sales.csv", 3 rows`);
     expect(response.body.data.rows).toEqual([
-      { month: '2026-01', average: '20.00' },
-      { month: '2026-02', average: '50.00' },
+      { month: '2026-01', average: 20 },
+      { month: '2026-02', average: 50 },
     ]);
   });
 

@@ -43,7 +43,7 @@ const hostile = (ids: { mainSchema: string; otherProjectSchema: string; foreignS
   ['CALL', 'CALL anything()'],
 ];
 
-describe.each(databaseKinds)('hostile SQL from the model on %s', (kind) => {
+describe.each(databaseKinds())('hostile SQL from the model on %s', (kind) => {
   let ai: AiTestApp;
   let fake: FakeLlm;
   let t: TestApp;

@@ -10,11 +10,12 @@ import { aiConfigFor } from './support/ai.js';
 import { testConfig } from './support/app.js';
 import { onPostgres, postgresUrl } from './support/databases.js';
 import { type FakeLlm, startFakeLlm, toolResults } from './support/fake-llm.js';
+import { needs } from './support/requirements.js';
 
 const asSuperuser = (sql: string) => onPostgres((client) => client.query(sql));
 
 /** Production databases rarely hand Vigil a superuser: the per-project roles must work with CREATEROLE alone. */
-describe.runIf(postgresUrl)('AI questions as a PostgreSQL user that is not a superuser', () => {
+describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('AI questions as a PostgreSQL user that is not a superuser', () => {
   const suffix = randomBytes(5).toString('hex');
   const appUser = `vigil_app_${suffix}`;
   const schema = `vigil_test_${suffix}`;

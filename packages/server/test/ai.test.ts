@@ -6,7 +6,7 @@ import { databaseKinds } from './support/databases.js';
 import { type FakeLlm, toolResults } from './support/fake-llm.js';
 import { createProject, type ErrorBody, type One } from './support/resources.js';
 
-describe.each(databaseKinds)('AI questions on %s', (kind) => {
+describe.each(databaseKinds())('AI questions on %s', (kind) => {
   let ai: AiTestApp;
   let fake: FakeLlm;
   let t: TestApp;
@@ -135,8 +135,8 @@ describe.each(databaseKinds)('AI questions on %s', (kind) => {
     const response = await ask(t, org, projectA, 'Average order value by month in sales.csv');
     expect(response.status).toBe(200);
     expect(response.body.data.rows).toEqual([
-      { month: '2026-01', average: '20.00' },
-      { month: '2026-02', average: '50.00' },
+      { month: '2026-01', average: 20 },
+      { month: '2026-02', average: 50 },
     ]);
     const system = fake.requests[0].body.messages[0].content ?? '';
     expect(system).toContain('Table sales — dataset "sales.csv", 3 rows');
@@ -265,7 +265,7 @@ describe.each(databaseKinds)('AI questions on %s', (kind) => {
   });
 });
 
-describe.each(databaseKinds)('AI not configured on %s', (kind) => {
+describe.each(databaseKinds())('AI not configured on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   beforeAll(async () => {

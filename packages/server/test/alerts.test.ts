@@ -15,7 +15,7 @@ import {
 
 const start = '2026-03-01T10:00:00.000Z';
 
-describe.each(databaseKinds)('alerts on %s', (kind) => {
+describe.each(databaseKinds())('alerts on %s', (kind) => {
   const clock = new ManualClock(start);
   let t: TestApp;
   let org: TestOrg;
@@ -63,6 +63,9 @@ describe.each(databaseKinds)('alerts on %s', (kind) => {
       updatedAt: '2026-03-01T10:01:02.345Z',
       acknowledgedAt: null,
       resolvedAt: null,
+      dedupKey: null,
+      occurrences: 1,
+      lastSeenAt: '2026-03-01T10:01:02.345Z',
     });
     const fetched = await call('GET', `alerts/${created.body.data.id}`);
     expect(fetched.status).toBe(200);

@@ -4,14 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Queryable } from '../src/db/connect.js';
 import { LastUsedRecorder } from '../src/modules/api-keys/last-used.js';
 import { startTestApp, ManualClock, type TestApp, type TestOrg } from './support/app.js';
-import { databaseKinds, postgresUrl } from './support/databases.js';
+import { databaseKinds } from './support/databases.js';
 import { call, runCli, runCliJson, type ServerProcess, startServerProcess, tempPostgresSchema } from './support/processes.js';
+import { needs } from './support/requirements.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const rateLimitHeaders = (headers: Headers) =>
   ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].filter((name) => headers.has(name));
 
-describe.each(databaseKinds)('API keys on %s', (kind) => {
+describe.each(databaseKinds())('API keys on %s', (kind) => {
   let t: TestApp;
   let clock: ManualClock;
   let org: TestOrg;
@@ -201,7 +202,7 @@ describe('the lastUsedAt recorder', () => {
   });
 });
 
-describe.runIf(postgresUrl)('revocation and plan changes across two server processes on PostgreSQL', () => {
+describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('revocation and plan changes across two server processes on PostgreSQL', () => {
   let target: Awaited<ReturnType<typeof tempPostgresSchema>>;
   let servers: ServerProcess[];
 

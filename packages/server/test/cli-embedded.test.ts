@@ -2,13 +2,14 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { postgresUrl, scratchDatabase } from './support/databases.js';
+import { scratchDatabase } from './support/databases.js';
 import { startFakeLlm, toolResults } from './support/fake-llm.js';
-import { call, childSecretKey, type Env, runCli, runCliJson, startServerProcess, tempDataDir } from './support/processes.js';
+import { call, childSecretKey, type Env, runCli, runCliJson, runMain, startServerProcess, tempDataDir } from './support/processes.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { standardSignatureValid } from './support/webhooks/signatures.js';
 import { testTls } from './support/webhooks/tls.js';
 import { waitFor } from './support/webhooks/wait.js';
+import { needs } from './support/requirements.js';
 
 type Listed = { data: Record<string, unknown>[] };
 
@@ -97,7 +98,7 @@ describe('vigil backup and restore of an embedded installation', () => {
   }, 300_000);
 });
 
-describe.runIf(postgresUrl)('vigil migrate-to-postgres', () => {
+describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('vigil migrate-to-postgres', () => {
   it('refuses while the server runs, then copies everything into an empty database that a server on PostgreSQL serves unchanged, questions included', async () => {
     const database = await scratchDatabase('vigil_moved');
     const to = database.url;
@@ -158,6 +159,13 @@ describe.runIf(postgresUrl)('vigil migrate-to-postgres', () => {
       expect(moved.stdout).toContain(`DATABASE_URL=${to}`);
       expect(moved.stdout).toContain(`VIGIL_SECRET_KEY="$(cat ${path.join(data.dir, 'secret.key')})"`);
       expectRefused(await runCli(['migrate-to-postgres', '--to', to], env), /the target database is not empty/);
+      // DATABASE_URL forgotten: the stale embedded copy is refused, naming the target and the override.
+      const stale = await runMain(env).done;
+      expect(stale.code).toBe(1);
+      expect(stale.stderr).toContain(`vigil: ${data.dir} was moved to PostgreSQL (${new URL(to).toString()}) by vigil migrate-to-postgres at `);
+      expect(stale.stderr).toMatch(
+        /^vigil: .+ at \d{4}-\d\d-\d\dT[\d:.]+Z: start with DATABASE_URL set to that database, or set VIGIL_IGNORE_MOVED_TO_POSTGRES=true to run on the old embedded copy anyway\n$/,
+      );
 
       const secretKey = (await readFile(path.join(data.dir, 'secret.key'), 'utf8')).trim();
       expect(secretKey).not.toBe(childSecretKey);

@@ -16,8 +16,8 @@ describe('vigil --version and --expires-in', () => {
     expect(result).toMatchObject({ code: 0, stdout: `vigil ${version}\n` });
   });
 
-  it.concurrent.each(['90', '0d', 'ninety days', '3w', '99999d'])('refuses --expires-in %j in one line', async (value) => {
-    expectOneLineError(await runCli(['key', 'create', '--org', 'org_x', '--expires-in', value], { VIGIL_DATA_DIR: '/nonexistent/vigil-cli' }), /--expires-in must be a whole number of days or hours/);
+  it.concurrent.each(['90', '0d', '0s', 'ninety days', '3w', '99999d', '1.5h'])('refuses --expires-in %j in one line', async (value) => {
+    expectOneLineError(await runCli(['key', 'create', '--org', 'org_x', '--expires-in', value], { VIGIL_DATA_DIR: '/nonexistent/vigil-cli' }), /--expires-in must be a whole number of seconds, minutes, hours or days/);
   });
 });
 
@@ -42,6 +42,12 @@ describe(`vigil org list, key list and key create --expires-in on ${postgresUrl 
         expect.objectContaining({ id: expiring.id, name: 'CI', expiresAt: expiring.expiresAt }),
       ]);
       expect(JSON.stringify(keys)).not.toMatch(/svc_live_[0-9a-f]{64}/);
+      for (const [given, ms] of [['45s', 45_000], ['30m', 1_800_000]] as const) {
+        const start = Date.now();
+        const short = await runCliJson<{ expiresAt: string }>(['key', 'create', '--org', created.org.id, '--name', given, '--expires-in', given], env);
+        expect(Date.parse(short.expiresAt)).toBeGreaterThanOrEqual(start + ms - 1000);
+        expect(Date.parse(short.expiresAt)).toBeLessThanOrEqual(Date.now() + ms);
+      }
     } finally {
       await schema?.drop();
       await data.remove();

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminSocketPath } from '../src/admin/socket.js';
 import { connectDb, type Db } from '../src/db/connect.js';
-import { postgresUrl } from './support/databases.js';
+
 import {
   call,
   type Env,
@@ -17,6 +17,7 @@ import {
   tempDataDir,
   tempPostgresSchema,
 } from './support/processes.js';
+import { needs } from './support/requirements.js';
 
 interface CreatedOrg {
   org: { id: string; name: string; plan: string };
@@ -120,7 +121,7 @@ describe('vigil keeps the embedded data private and checks what it stores', () =
   }, 300_000);
 });
 
-describe.runIf(postgresUrl)('vigil against PostgreSQL', () => {
+describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('vigil against PostgreSQL', () => {
   let target: Awaited<ReturnType<typeof tempPostgresSchema>>;
   let env: Env;
   beforeAll(async () => {
@@ -137,7 +138,7 @@ describe.runIf(postgresUrl)('vigil against PostgreSQL', () => {
         apiKey: expect.stringMatching(apiKey),
         keyId: expect.stringMatching(keyId),
         adminUserId: expect.stringMatching(/^usr_/),
-        inviteUrl: expect.stringMatching(/^http:\/\/localhost:\d+\/welcome#token=[\w-]{43}$/),
+        inviteUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/welcome#token=[\w-]{43}$/),
       });
       const id = created.org.id;
       const reset = await runCliJson<{ url: string; userId: string }>(['user', 'reset-link', 'OPS@acme.test'], env);

@@ -25,7 +25,7 @@ describe('configuration from the environment', () => {
       dataDir: path.resolve('./data'),
       databaseUrl: undefined,
       redisUrl: undefined,
-      siteUrl: 'http://localhost:3000',
+      siteUrl: 'http://127.0.0.1:3000',
       secretKey: undefined,
       role: 'all',
       ai: undefined,
@@ -38,7 +38,10 @@ describe('configuration from the environment', () => {
       requestTimeoutMs: 120_000,
       logLevel: 'info',
       retentionDays: 30,
+      ignoreMovedToPostgres: false,
       projectSql: { poolSize: 4, maxWaitMs: 5_000 },
+      trustProxy: [],
+      sessionRateLimit: 600,
     });
   });
 
@@ -66,6 +69,9 @@ describe('configuration from the environment', () => {
       VIGIL_AI_SQL_QUEUE_MS: '750',
       LOG_LEVEL: 'debug',
       VIGIL_RETENTION_DAYS: '90',
+      VIGIL_IGNORE_MOVED_TO_POSTGRES: 'true',
+      VIGIL_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8',
+      VIGIL_SESSION_RATE_LIMIT: '120',
     });
     // toMatchObject: features add their own settings beside these.
     expect(config).toMatchObject({
@@ -88,7 +94,16 @@ describe('configuration from the environment', () => {
       projectSql: { poolSize: 2, maxWaitMs: 750 },
       logLevel: 'debug',
       retentionDays: 90,
+      ignoreMovedToPostgres: true,
+      trustProxy: ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'],
+      sessionRateLimit: 120,
     });
+  });
+
+  it('links to the address it listens on, as the start banner shows it', () => {
+    expect(loadConfig({ PORT: '8080' }).siteUrl).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ HOST: '0.0.0.0' }).siteUrl).toBe('http://127.0.0.1:3000');
+    expect(loadConfig({ HOST: '::1' }).siteUrl).toBe('http://[::1]:3000');
   });
 
   it.each([
@@ -112,6 +127,10 @@ describe('configuration from the environment', () => {
     [{ VIGIL_RETENTION_DAYS: '30d' }, 'VIGIL_RETENTION_DAYS'],
     [{ VIGIL_AI_SQL_POOL_SIZE: '0' }, 'VIGIL_AI_SQL_POOL_SIZE'],
     [{ VIGIL_AI_SQL_QUEUE_MS: 'soon' }, 'VIGIL_AI_SQL_QUEUE_MS'],
+    [{ VIGIL_TRUST_PROXY: 'true' }, 'VIGIL_TRUST_PROXY'],
+    [{ VIGIL_TRUST_PROXY: '10.0.0.0/33' }, 'VIGIL_TRUST_PROXY'],
+    [{ VIGIL_TRUST_PROXY: 'proxy.internal' }, 'VIGIL_TRUST_PROXY'],
+    [{ VIGIL_SESSION_RATE_LIMIT: '0' }, 'VIGIL_SESSION_RATE_LIMIT'],
   ])('rejects %o, naming %s', (env, variable) => {
     expect(problemWith(env)).toBe(variable);
   });

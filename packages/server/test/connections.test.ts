@@ -2,8 +2,9 @@ import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { createProject, type Dataset, dropProjectSchemas, type ErrorBody, eventually } from './support/data.js';
-import { databaseKinds, postgresUrl } from './support/databases.js';
+import { databaseKinds } from './support/databases.js';
 import { mysqlAvailable, mysqlSourceDatabase, postgresSourceDatabase, type SourceDatabase } from './support/sources.js';
+import { needs } from './support/requirements.js';
 
 interface Connection {
   id: string;
@@ -22,7 +23,7 @@ interface Connection {
 const hasMysql = await mysqlAvailable();
 const password = 'sup3r-s3cret-pa55word';
 
-describe.skipIf(!postgresUrl).each(databaseKinds)('connections and imports on %s', (kind) => {
+describe.runIf(needs('postgres', 'PostgreSQL-only tests')).each(databaseKinds())('connections and imports on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;
@@ -250,7 +251,7 @@ describe.skipIf(!postgresUrl).each(databaseKinds)('connections and imports on %s
     expect(intoForeignProject.status).toBe(404);
   });
 
-  describe.skipIf(!hasMysql)('from MariaDB', () => {
+  describe.runIf(hasMysql || needs('mariadb', 'imports from MariaDB'))('from MariaDB', () => {
     let source: SourceDatabase;
     let connection: Connection;
 
@@ -303,7 +304,7 @@ describe.skipIf(!postgresUrl).each(databaseKinds)('connections and imports on %s
   });
 });
 
-describe.each(databaseKinds)('connection address guard on %s', (kind) => {
+describe.each(databaseKinds())('connection address guard on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
 
@@ -321,6 +322,7 @@ describe.each(databaseKinds)('connection address guard on %s', (kind) => {
       });
       expect(refused.status, host).toBe(422);
       expect(refused.body.details?.[0].field, host).toBe('host');
+      expect(refused.body.error, host).toMatch(/^host is .+; for a target on this machine or a private network in development, start Vigil with VIGIL_CONNECTIONS_ALLOW_PRIVATE=true\.$/);
     }
     const publicHost = await t.request('POST', 'connections', {
       apiKey: org.apiKey,

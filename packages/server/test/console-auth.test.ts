@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { consoleDist } from '../src/console/serve.js';
 import { ManualClock, startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
@@ -9,22 +9,34 @@ import { acceptLink, linkToken, signIn, type SignedIn } from './support/sessions
 const password = 'correct horse battery';
 const day = 24 * 60 * 60 * 1000;
 
-describe.each(databaseKinds)('console sign-in and roles on %s', (kind) => {
+describe.each(databaseKinds())('console sign-in and roles on %s', (kind) => {
   const clock = new ManualClock('2026-05-01T09:00:00.000Z');
   let t: TestApp;
   let org: TestOrg;
   let admin: SignedIn;
+  /** This test's founding admin: every test has an organization and people of its own. */
+  let founder: string;
+  let tests = 0;
+  const newOrg = async () => {
+    tests += 1;
+    founder = `founder-${tests}@example.com`;
+    org = await t.createOrg('business', { adminEmail: founder, founderJoins: false, rateLimitPerMinute: 100_000 });
+  };
 
   beforeAll(async () => {
     t = await startTestApp(kind, { clock });
-    org = await t.createOrg('business', { adminEmail: 'founder@example.com', founderJoins: false, rateLimitPerMinute: 100_000 });
+  });
+  beforeEach(async () => {
+    await newOrg();
+    admin = await acceptLink(t, org.inviteUrl!, password);
   });
   afterAll(() => t.close());
 
   it('gives the founding admin a one-time link; accepting sets a password, joins, and opens a session', async () => {
-    expect(org.inviteUrl).toMatch(/^http:\/\/localhost:\d+\/welcome#token=[\w-]{43}$/);
+    await newOrg();
+    expect(org.inviteUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/welcome#token=[\w-]{43}$/);
     const described = await t.request('POST', 'session/link', { body: { token: linkToken(org.inviteUrl!) } });
-    expect(described.body).toEqual({ data: { email: 'founder@example.com', orgName: 'Test Org', expiresAt: '2026-05-08T09:00:00.000Z' } });
+    expect(described.body).toEqual({ data: { email: founder, orgName: 'Test Org', expiresAt: '2026-05-08T09:00:00.000Z' } });
 
     const tooShort = await t.request<ErrorBody>('POST', 'session/link/accept', { body: { token: linkToken(org.inviteUrl!), password: 'short' } });
     expect(tooShort.status).toBe(422);
@@ -44,9 +56,10 @@ describe.each(databaseKinds)('console sign-in and roles on %s', (kind) => {
   it('keeps only a hash of the session token, and answers who is signed in', async () => {
     const token = admin.cookie.split('=')[1];
     const stored = await t.database.db.query<{ token_hash: string }>('SELECT token_hash FROM sessions');
+    expect(stored.length).toBeGreaterThan(0);
     expect(stored.map((row) => row.token_hash)).not.toContain(token);
     const me = await admin.call<{ data: { user: { email: string; role: string }; organization: { id: string }; csrfToken: string } }>('GET', 'session');
-    expect(me.body.data).toMatchObject({ user: { email: 'founder@example.com', role: 'admin' }, organization: { id: org.orgId }, csrfToken: admin.csrfToken });
+    expect(me.body.data).toMatchObject({ user: { email: founder, role: 'admin' }, organization: { id: org.orgId }, csrfToken: admin.csrfToken });
     expect(JSON.stringify(t.logs)).not.toContain(token);
   });
 
@@ -73,7 +86,7 @@ describe.each(databaseKinds)('console sign-in and roles on %s', (kind) => {
 
     expect((await admin.call('DELETE', `api-keys/${created.body.data.id}`)).status).toBe(204);
     expect((await t.request('GET', 'projects', { apiKey: created.body.data.apiKey })).status).toBe(401);
-    const other = await t.createOrg('business', { adminEmail: 'other@example.com' });
+    const other = await t.createOrg('business', { adminEmail: `other-${tests}@example.com` });
     expect((await admin.call('DELETE', `api-keys/${other.keyId}`)).status).toBe(404);
   });
 
@@ -88,7 +101,7 @@ describe.each(databaseKinds)('console sign-in and roles on %s', (kind) => {
   it('enforces each role on the server: admin manages, member works, viewer reads', async () => {
     const people: Record<string, SignedIn> = { admin };
     for (const role of ['member', 'viewer']) {
-      const invited = await admin.call<{ data: { inviteUrl: string; status: string } }>('POST', 'users', { email: `${role}@example.com`, role });
+      const invited = await admin.call<{ data: { inviteUrl: string; status: string } }>('POST', 'users', { email: `${role}-${tests}@example.com`, role });
       expect(invited.status).toBe(201);
       expect(invited.body.data).toMatchObject({ status: 'invited', inviteUrl: expect.stringContaining('/welcome#token=') });
       people[role] = await acceptLink(t, invited.body.data.inviteUrl);
@@ -101,7 +114,7 @@ describe.each(databaseKinds)('console sign-in and roles on %s', (kind) => {
       ['POST', 'alerts', { title: 'Disk', severity: 'low', projectId: project.id }, { admin: 201, member: 201, viewer: 403 }],
       ['POST', 'projects', { name: 'More' }, { admin: 201, member: 201, viewer: 403 }],
       ['POST', 'webhooks', { name: 'h', url: 'https://example.com/h', events: ['alert.created'] }, { admin: 201, member: 403, viewer: 403 }],
-      ['POST', 'users', { email: 'x@example.com', role: 'viewer' }, { admin: 201, member: 403, viewer: 403 }],
+      ['POST', 'users', { email: `x-${tests}@example.com`, role: 'viewer' }, { admin: 201, member: 403, viewer: 403 }],
       ['POST', 'connections', { name: 'c', dbType: 'postgresql', host: 'db.example.com', port: 5432, database: 'd', username: 'u', password: 'p' }, { admin: 201, member: 403, viewer: 403 }],
       ['GET', 'api-keys', undefined, { admin: 200, member: 403, viewer: 403 }],
       ['POST', 'api-keys', { name: 'k' }, { admin: 201, member: 403, viewer: 403 }],
@@ -131,23 +144,26 @@ describe.each(databaseKinds)('console sign-in and roles on %s', (kind) => {
   });
 
   it('throttles failed sign-ins per account, and a right password does not get through meanwhile', async () => {
-    const wrong = await t.request<ErrorBody>('POST', 'session', { body: { email: 'viewer@example.com', password: 'not the password' } });
+    const viewer = `viewer-${tests}@example.com`;
+    const invited = await admin.call<{ data: { inviteUrl: string } }>('POST', 'users', { email: viewer, role: 'viewer' });
+    await acceptLink(t, invited.body.data.inviteUrl, password);
+    const wrong = await t.request<ErrorBody>('POST', 'session', { body: { email: viewer, password: 'not the password' } });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error).toBe('That email and password do not match an active account.');
     const nobody = await t.request<ErrorBody>('POST', 'session', { body: { email: 'nobody@example.com', password } });
     expect(nobody.body).toEqual(wrong.body.requestId ? { ...wrong.body, requestId: nobody.body.requestId } : wrong.body);
     for (let attempt = 2; attempt <= 5; attempt++) {
-      await t.request('POST', 'session', { body: { email: 'viewer@example.com', password: 'not the password' } });
+      await t.request('POST', 'session', { body: { email: viewer, password: 'not the password' } });
     }
-    const throttled = await t.request<ErrorBody>('POST', 'session', { body: { email: 'viewer@example.com', password } });
+    const throttled = await t.request<ErrorBody>('POST', 'session', { body: { email: viewer, password } });
     expect(throttled.status).toBe(429);
     expect(throttled.body.code).toBe('RATE_LIMITED');
     clock.advance(15 * 60 * 1000 + 1);
-    expect((await signIn(t, 'viewer@example.com')).csrfToken).toBeTruthy();
+    expect((await signIn(t, viewer)).csrfToken).toBeTruthy();
   });
 
   it('slides the expiry of a used session for 14 days, and ends an unused one', async () => {
-    const session = await signIn(t, 'founder@example.com');
+    const session = await signIn(t, founder);
     clock.advance(13 * day);
     const used = await session.call('GET', 'projects');
     expect(used.status).toBe(200);
@@ -159,7 +175,7 @@ describe.each(databaseKinds)('console sign-in and roles on %s', (kind) => {
   });
 
   it('signs out: the cookie is cleared and the session no longer works', async () => {
-    const session = await signIn(t, 'founder@example.com');
+    const session = await signIn(t, founder);
     const out = await session.call('DELETE', 'session');
     expect(out.status).toBe(204);
     expect(out.headers.get('set-cookie')).toMatch(/^vigil_session=; Max-Age=0;/);
@@ -167,22 +183,22 @@ describe.each(databaseKinds)('console sign-in and roles on %s', (kind) => {
   });
 
   it('gives a fresh reset link that replaces earlier ones and ends the user\'s sessions', async () => {
-    const session = await signIn(t, 'founder@example.com');
-    const first = await t.app.services.sessions.resetLink('FOUNDER@example.com', org.orgId);
-    const second = await t.app.services.sessions.resetLink('founder@example.com', org.orgId);
+    const session = await signIn(t, founder);
+    const first = await t.app.services.sessions.resetLink(founder.toUpperCase(), org.orgId);
+    const second = await t.app.services.sessions.resetLink(founder, org.orgId);
     expect((await t.request('POST', 'session/link', { body: { token: linkToken(first.url) } })).status).toBe(404);
     await acceptLink(t, second.url, 'a brand new password');
     expect((await session.call('GET', 'projects')).status).toBe(401);
-    expect((await t.request('POST', 'session', { body: { email: 'founder@example.com', password } })).status).toBe(401);
-    expect((await signIn(t, 'founder@example.com', 'a brand new password')).cookie).toMatch(/^vigil_session=/);
+    expect((await t.request('POST', 'session', { body: { email: founder, password } })).status).toBe(401);
+    expect((await signIn(t, founder, 'a brand new password')).cookie).toMatch(/^vigil_session=/);
   });
 
-  it('lets people in on every plan: no plan gate and no rate limit for sessions, while the key still gets 403', async () => {
-    const free = await t.createOrg('free', { adminEmail: 'free@example.com', founderJoins: false });
+  it('lets people in on every plan: no plan gate and the session\'s own limit instead of the API\'s, while the key still gets 403', async () => {
+    const free = await t.createOrg('free', { adminEmail: `free-${tests}@example.com`, founderJoins: false });
     const person = await acceptLink(t, free.inviteUrl!);
     const projects = await person.call('GET', 'projects');
     expect(projects.status).toBe(200);
-    expect(projects.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(projects.headers.get('x-ratelimit-limit')).toBe('600');
     expect((await t.request<ErrorBody>('GET', 'projects', { apiKey: free.apiKey })).body.code).toBe('PLAN_UPGRADE_REQUIRED');
   });
 });

@@ -8,12 +8,13 @@ import { launchBrowser, seriousAccessibilityViolations, type TestBrowser } from 
 import { type FakeLlm, startFakeLlm } from './support/fake-llm.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { testTls } from './support/webhooks/tls.js';
+import { needs } from './support/requirements.js';
 
 /** Set VIGIL_CONSOLE_SCREENSHOTS=1 to refresh the pictures in docs/console/ (docs/console.md shows them). */
 const screenshotDir = process.env.VIGIL_CONSOLE_SCREENSHOTS ? new URL('../../../docs/console/', import.meta.url).pathname : undefined;
 const password = 'correct horse battery';
 
-describe('the web console in Chromium', () => {
+describe.runIf(needs('chromium', 'the web console in Chromium'))('the web console in Chromium', () => {
   let t: TestApp;
   let org: TestOrg;
   let browser: TestBrowser;
@@ -136,6 +137,7 @@ describe('the web console in Chromium', () => {
 
   it("shows a webhook's delivery history with real attempts from a local receiver, and a retry", async () => {
     await open(admin, 'Webhooks');
+    await expect(admin.getByText(/accepted only when the server runs with VIGIL_WEBHOOK_ALLOW_PRIVATE=true/).isVisible()).resolves.toBe(true);
     await check(admin, 'webhooks-empty');
     await admin.getByLabel('Name').fill('Ops receiver');
     await admin.getByLabel('Endpoint URL').fill(receiver.url('/flaky'));
@@ -149,9 +151,9 @@ describe('the web console in Chromium', () => {
     await expect.poll(() => receiver.received('/flaky').length, { timeout: 20_000 }).toBe(1);
 
     await admin.getByRole('button', { name: 'Deliveries' }).click();
-    const attempts = admin.locator('tr.attempt');
+    const attempts = admin.locator('li.attempt');
     await expect.poll(async () => (await attempts.allTextContents()).join('|'), { timeout: 20_000 }).toContain('503');
-    await admin.getByRole('button', { name: 'Retry now' }).click();
+    await admin.getByRole('button', { name: 'Resend now' }).click();
     await expect.poll(() => receiver.received('/flaky').length, { timeout: 20_000 }).toBe(2);
     await expect
       .poll(
@@ -161,8 +163,23 @@ describe('the web console in Chromium', () => {
         },
         { timeout: 20_000 },
       )
-      .toMatch(/2 \(manual\).*200/);
-    await expect(admin.getByText('delivered').first().isVisible()).resolves.toBe(true);
+      .toMatch(/Attempt 2 \(manual\).*200/);
+    await expect(admin.locator('article.delivery .status', { hasText: 'delivered' }).first().isVisible()).resolves.toBe(true);
+
+    // Each attempt opens to the request as sent and the receiver's answer.
+    await admin.getByText('Request and response of attempt 2').click();
+    const second = admin.locator('li.attempt[data-attempt="2"]');
+    await expect(second.locator('[data-part=request-body]').textContent()).resolves.toContain('"event": "project.created"');
+    await expect(second.locator('[data-part=response-body]').textContent()).resolves.toBe('thanks');
+    const sentHeaders = (await second.locator('[data-part=request-headers]').textContent())!;
+    const received = receiver.received('/flaky')[1];
+    expect(sentHeaders).toContain(`webhook-signature: ${received.headers['webhook-signature']}`);
+    expect(sentHeaders).toMatch(/x-service-signature: sha256=[0-9a-f]{64}/i);
+    // Filtering by status: the delivery is delivered now, so "failed" shows none.
+    await admin.getByLabel('Delivery status').selectOption('failed');
+    await admin.getByText('No deliveries match.').waitFor();
+    await admin.getByLabel('Delivery status').selectOption('delivered');
+    await attempts.first().waitFor();
     await check(admin, 'webhooks');
   }, 90_000);
 
@@ -203,7 +220,7 @@ describe('the web console in Chromium', () => {
   it('shows new alerts live and lets them be acknowledged and resolved', async () => {
     await open(admin, 'Alerts');
     await t.request('POST', 'alerts', { apiKey: org.apiKey, body: { title: 'Checkout latency over 2 s', severity: 'critical', projectId: projectIds[0] } });
-    await admin.getByRole('cell', { name: 'Checkout latency over 2 s' }).waitFor({ timeout: 15_000 });
+    await admin.getByRole('link', { name: 'Checkout latency over 2 s' }).waitFor({ timeout: 15_000 });
     await admin.getByRole('button', { name: 'Acknowledge' }).click();
     await admin.getByRole('cell', { name: 'acknowledged', exact: true }).waitFor();
     await check(admin, 'alerts');
@@ -220,10 +237,11 @@ describe('the web console in Chromium', () => {
     await admin.getByText('No dashboards yet. Create one above').waitFor();
     await admin.getByLabel('Name').fill('Checkout health');
     await admin.getByLabel('Project').selectOption({ label: 'Checkout' });
-    await admin.getByLabel('Alerts by severity').check();
-    await admin.getByRole('button', { name: 'Create dashboard' }).click();
-    const card = admin.getByRole('article', { name: 'Dashboard Checkout health' });
-    await card.getByText('1 widget').waitFor();
+    await admin.getByRole('button', { name: 'Create and add widgets' }).click();
+    await admin.getByRole('heading', { level: 1, name: 'Checkout health' }).waitFor();
+    const dashboardId = new URL(admin.url()).pathname.split('/').pop()!;
+    await admin.getByRole('button', { name: 'Add a widget' }).click();
+    await admin.getByTestId('save-state').getByText('All changes saved').waitFor({ timeout: 15_000 });
 
     /** The widget's numbers as the component rendered them (its bar chart's data table), label=count per row. */
     const severityRows = (page: Page) =>
@@ -231,7 +249,6 @@ describe('the web console in Chromium', () => {
         .locator('vigil-dashboard table', { has: page.locator('caption', { hasText: 'Alerts by severity' }) })
         .locator('tbody tr')
         .evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent).join('=')));
-    await card.getByRole('button', { name: 'Open' }).click();
     await expect.poll(() => severityRows(admin), { timeout: 20_000 }).toEqual(['high=2', 'critical=1']);
     await expect(admin.locator('vigil-dashboard canvas').count()).resolves.toBe(1);
     await check(admin, 'dashboards');
@@ -240,27 +257,28 @@ describe('the web console in Chromium', () => {
     const strict = await browser.newPage();
     const violations: string[] = [];
     strict.on('console', (message) => message.text().includes('Content Security Policy') && violations.push(message.text()));
-    await strict.goto(`${t.baseUrl}/dashboards`);
+    await strict.goto(`${t.baseUrl}/dashboards/${dashboardId}`);
     await strict.getByLabel('Email').fill('ada@acme.test');
     await strict.getByLabel('Password').fill(password);
     await strict.getByRole('button', { name: 'Sign in' }).click();
-    await strict.getByRole('heading', { level: 1, name: 'Dashboards' }).waitFor();
-    await strict.getByRole('article', { name: 'Dashboard Checkout health' }).getByRole('button', { name: 'Open' }).click();
+    await strict.getByRole('heading', { level: 1, name: 'Checkout health' }).waitFor();
     await expect.poll(() => severityRows(strict), { timeout: 20_000 }).toEqual(['high=2', 'critical=1']);
     expect(violations).toEqual([]);
     await strict.context().close();
 
-    await card.getByRole('button', { name: 'Embed' }).click();
-    await card.getByRole('button', { name: 'Mint a token and show the snippet' }).click();
+    await admin.getByRole('button', { name: 'Mint a token and show the snippet' }).click();
     const snippet = (await admin.getByTestId('secret').textContent())!;
     const token = /token="([^"]+)"/.exec(snippet)![1];
     expect(snippet).toContain(`<script src="${t.baseUrl}/embed/sdk.js" async></script>`);
-    const dashboardId = /dashboard="(dash_[^"]+)"/.exec(snippet)![1];
+    expect(snippet).toContain(`dashboard="${dashboardId}"`);
     const embedded = await fetch(`${t.baseUrl}/embed/api/dashboards/${dashboardId}`, { headers: { authorization: `Bearer ${token}` } });
     expect(embedded.status).toBe(200);
 
+    await admin.getByRole('link', { name: '← All dashboards' }).click();
+    const card = admin.getByRole('article', { name: 'Dashboard Checkout health' });
+    await card.getByText('1 widget').waitFor();
     admin.once('dialog', (dialog) => void dialog.accept());
-    await card.getByRole('button', { name: 'Delete' }).click();
+    await card.getByRole('button', { name: 'Delete Checkout health' }).click();
     await card.waitFor({ state: 'detached' });
     await expect.poll(async () => (await t.request('GET', `dashboards/${dashboardId}`, { apiKey: org.apiKey })).status).toBe(404);
   }, 120_000);

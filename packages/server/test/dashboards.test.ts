@@ -6,7 +6,7 @@ import { upload } from './support/data.js';
 import { databaseKinds } from './support/databases.js';
 import { createProject, type ErrorBody, type List, type One } from './support/resources.js';
 
-describe.each(databaseKinds)('dashboards on %s', (kind) => {
+describe.each(databaseKinds())('dashboards on %s', (kind) => {
   let ai: AiTestApp;
   let t: TestApp;
   let org: TestOrg;
@@ -48,11 +48,24 @@ describe.each(databaseKinds)('dashboards on %s', (kind) => {
     });
     expect(byTitle(widgets, 'Sales by region').rows).toEqual([{ region: 'north', sum: 150 }, { region: 'south', sum: 80 }, { region: 'east', sum: 50 }]);
     expect(byTitle(widgets, 'Sales per month').rows).toEqual([{ sold_on: '2026-01-01', sum: 230 }, { sold_on: '2026-02-01', sum: 50 }]);
-    expect(byTitle(widgets, 'Regions')).toMatchObject({ columns: ['region', 'total'], rows: [{ region: 'north' }, { region: 'south' }, { region: 'east' }] });
+    // SQL's sum of integers is numeric, which the drivers hand over as text: numbers here as in the structured widget above.
+    expect(byTitle(widgets, 'Regions')).toMatchObject({ columns: ['region', 'total'], rows: [{ region: 'north', total: 150 }, { region: 'south', total: 80 }, { region: 'east', total: 50 }] });
     const latest = byTitle(widgets, 'Latest alerts');
     expect(latest.columns).toEqual(['id', 'title', 'severity', 'status', 'createdAt']);
     expect(latest.rows).toHaveLength(5);
     expect(latest.rows[0]).toMatchObject({ title: 'Typo on page', severity: 'low', status: 'active' });
+  });
+
+  it('answers a SQL widget\'s numeric values as numbers while a double keeps every digit, else as their exact text', async () => {
+    const sql = "SELECT 0.1::numeric AS tenth, 320::numeric(10,2) AS money, 12345678901234567890::numeric AS long, 'NaN'::numeric AS nan, '320' AS label, 7::bigint AS count";
+    const created = await t.request<One<Dashboard>>('POST', 'dashboards', {
+      apiKey: org.apiKey,
+      body: { projectId: seeded.projectId, name: 'Numbers', widgets: [{ title: 'Numbers', kind: 'table', query: { sql } }] },
+    });
+    expect(created.status).toBe(201);
+    const [widget] = (await data(created.body.data.id)).body.data.widgets;
+    expect(widget.rows).toEqual([{ tenth: 0.1, money: 320, long: '12345678901234567890', nan: 'NaN', label: '320', count: 7 }]);
+    expect((await t.request('DELETE', `dashboards/${created.body.data.id}`, { apiKey: org.apiKey })).status).toBe(204);
   });
 
   it('lists, renames and deletes dashboards; another organization gets 404 on every route and changes nothing', async () => {

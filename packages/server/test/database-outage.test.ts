@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
 import { connectDb, type Db } from '../src/db/connect.js';
 import { migrate } from '../src/db/migrate.js';
+import { DatabaseUnavailable } from '../src/db/unavailable.js';
 import { systemClock } from '../src/platform/clock.js';
 import { MemoryCounterStore, RateLimiter } from '../src/platform/rate-limit.js';
 import { DeliveryWorker } from '../src/webhooks/worker.js';
@@ -11,12 +13,13 @@ import { call } from './support/processes.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { testTls } from './support/webhooks/tls.js';
 import { waitFor } from './support/webhooks/wait.js';
+import { needs } from './support/requirements.js';
 
 /** Short bounds, so that the frozen-server case takes about a second. */
 const connectTimeoutMs = 500;
 const statementTimeoutMs = 1000;
 
-describe.runIf(postgresBinDir)('a PostgreSQL server of its own that restarts, stops and freezes', () => {
+describe.runIf(postgresBinDir !== undefined || needs('postgres-server', 'a private PostgreSQL server'))('a PostgreSQL server of its own that restarts, stops and freezes', () => {
   let server: PostgresServer;
   let db: Db;
   let app: App;
@@ -127,5 +130,26 @@ describe.runIf(postgresBinDir)('a PostgreSQL server of its own that restarts, st
     }
     await waitFor(() => call(baseUrl, 'GET', '/readyz'), (answer) => answer.status === 200, 'ready again after the thaw', 5000);
     expect((await call(baseUrl, 'GET', 'projects', { apiKey })).status).toBe(200);
+  });
+
+  it('a transaction on a frozen server fails within one statement timeout: its dead connection is destroyed, not sent a ROLLBACK', async () => {
+    // A connection of the pool is idle and alive, so the transaction starts on it and its BEGIN is what goes unanswered.
+    await db.query('SELECT 1');
+    await server.freeze();
+    try {
+      // One bound is the statement timeout plus the client's second (2 s here); waiting for a ROLLBACK on the dead connection would make it two (4 s).
+      const outcome = await Promise.race([
+        db.transaction((tx) => tx.query('SELECT 1')).then(
+          () => 'committed',
+          (error: unknown) => (error instanceof DatabaseUnavailable ? 'unavailable' : String(error)),
+        ),
+        sleep(statementTimeoutMs + 2500).then(() => 'still waiting'),
+      ]);
+      expect(outcome).toBe('unavailable');
+    } finally {
+      await server.thaw();
+    }
+    await waitFor(() => call(baseUrl, 'GET', '/readyz'), (answer) => answer.status === 200, 'ready again after the thaw', 5000);
+    expect((await createAlert('After the thaw')).status).toBe(201);
   });
 });

@@ -28,6 +28,23 @@ describe('column types', () => {
     expect(storedValue(' padded ', 'text')).toBe(' padded ');
   });
 
+  it('accepts only days of the calendar and times of the clock', () => {
+    expect(storedValue('2000-02-29', 'date')).toBe('2000-02-29');
+    expect(storedValue('1900-02-29', 'date')).toBeUndefined();
+    expect(storedValue('2026-04-31', 'date')).toBeUndefined();
+    expect(storedValue('2026-13-01', 'date')).toBeUndefined();
+    expect(storedValue('2026-00-10', 'date')).toBeUndefined();
+    expect(storedValue('2026-01-00', 'date')).toBeUndefined();
+    expect(storedValue(' 2026-12-31 ', 'date')).toBe('2026-12-31');
+    expect(storedValue('2024-02-29T23:59:59.5+02:00', 'timestamp')).toBe('2024-02-29T23:59:59.5+02:00');
+    expect(storedValue('2023-02-29T10:00:00Z', 'timestamp')).toBeUndefined();
+    expect(storedValue('2026-01-02T24:00', 'timestamp')).toBeUndefined();
+    expect(storedValue('2026-01-02T10:60', 'timestamp')).toBeUndefined();
+    expect(storedValue('2026-01-02T10:00:60', 'timestamp')).toBeUndefined();
+    expect(storedValue('2026-01-02t10:00:59z', 'timestamp')).toBe('2026-01-02t10:00:59z');
+    expect(storedValue('1900-02-29', 'timestamp')).toBeUndefined();
+  });
+
   it('widens along integer → numeric → text and date → timestamp → text', () => {
     expect(widenFor('integer', '2.5')).toBe('numeric');
     expect(widenFor('integer', 'n/a')).toBe('text');

@@ -5,7 +5,7 @@ import { createProject, type Dataset, dropProjectSchemas, type ErrorBody, eventu
 import { databaseKinds } from './support/databases.js';
 
 /** Uploads built to hurt: each is refused with a clear answer and leaves no dataset or table behind. */
-describe.each(databaseKinds)('hostile uploads on %s', (kind) => {
+describe.each(databaseKinds())('hostile uploads on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let projectId: string;
@@ -95,6 +95,11 @@ describe.each(databaseKinds)('hostile uploads on %s', (kind) => {
     sending.destroy();
     // Well before the six-hour sweep: the server notices the cut connection and undoes the upload.
     await eventually(async () => ((await nothingLeft()) ? true : undefined), 20_000);
+    // Its one log line, though it was never answered.
+    const lines = t.logs.map((line) => JSON.parse(line) as { msg: string; method?: string; url?: string; aborted?: boolean; reqId?: string });
+    const abandoned = lines.filter((line) => line.msg === 'request' && line.method === 'POST' && line.aborted === true);
+    expect(abandoned).toEqual([expect.objectContaining({ url: `/api/v1/projects/${projectId}/datasets`, reqId: expect.any(String) })]);
+    expect(lines.filter((line) => line.msg === 'request' && line.reqId === abandoned[0].reqId)).toHaveLength(1);
   });
 
   it('a 20 MB line with no line break, sent in chunks, is 422 naming the line and leaves nothing', async () => {

@@ -9,7 +9,7 @@ interface RowsPage {
   meta: { limit: number; hasMore: boolean; nextCursor: string | null };
 }
 
-describe.each(databaseKinds)('datasets on %s', (kind) => {
+describe.each(databaseKinds())('datasets on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;

@@ -27,7 +27,7 @@ const bombWorkbook = (sheet: ReturnType<typeof repeatedPart>) =>
   zipOf([sheet, deflatedPart('xl/sharedStrings.xml', `${sharedStringsHead}<si><t>a</t></si></sst>`), ...workbookParts(['Bomb'])]);
 
 /** Uploads built to inflate past what the server accepts: refused before the inflating, and nothing kept anywhere. */
-describe.each(databaseKinds)('zip bombs uploaded as .xlsx on %s', (kind) => {
+describe.each(databaseKinds())('zip bombs uploaded as .xlsx on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let projectId: string;

@@ -10,6 +10,7 @@ import { launchBrowser, seriousAccessibilityViolations, type TestBrowser } from 
 import { mintToken, seedDashboard, type SeededDashboard } from './support/dashboards.js';
 import { docsExample, embedSnippet, filledIn } from './support/docs-examples.js';
 import { createAlert, type One } from './support/resources.js';
+import { needs } from './support/requirements.js';
 
 const docsDir = fileURLToPath(new URL('../../../docs/', import.meta.url));
 
@@ -21,7 +22,7 @@ const hostileCss = `
   vigil-dashboard { line-height: 4; letter-spacing: 5px; }
 `;
 
-describe('the embed component in Chromium, on a page of another origin', () => {
+describe.runIf(needs('chromium', 'the embed component in Chromium'))('the embed component in Chromium, on a page of another origin', () => {
   let t: TestApp;
   let clock: ManualClock;
   let org: TestOrg;
@@ -167,6 +168,16 @@ describe('the embed component in Chromium, on a page of another origin', () => {
     expect(await shown(frame)).toEqual(expectedWidgets);
     const background = await frame.locator('vigil-dashboard').evaluate((element) => getComputedStyle(element.shadowRoot?.querySelector('.root') as HTMLElement).backgroundColor);
     expect(background).toBe('rgb(17, 24, 39)');
+
+    // On a phone's screen the documented iframe fits: nothing overflows the page sideways.
+    await page.setViewportSize({ width: 375, height: 740 });
+    const fit = await page.evaluate(() => ({
+      iframeRight: document.querySelector('iframe')!.getBoundingClientRect().right,
+      pageWidth: document.documentElement.scrollWidth,
+      viewport: window.innerWidth,
+    }));
+    expect(fit.iframeRight).toBeLessThanOrEqual(fit.viewport);
+    expect(fit.pageWidth).toBeLessThanOrEqual(fit.viewport);
   });
 
   it('shows a readable error, fires vigil-error and reads nothing for an expired, a revoked or another dashboard’s token', async () => {

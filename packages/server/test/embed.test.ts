@@ -22,7 +22,7 @@ interface Embedded {
   widgets: WidgetResult[];
 }
 
-describe.each(databaseKinds)('embed tokens and the embed API on %s', (kind) => {
+describe.each(databaseKinds())('embed tokens and the embed API on %s', (kind) => {
   let t: TestApp;
   let clock: ManualClock;
   let org: TestOrg;

@@ -17,7 +17,7 @@ function expectErrorFormat(response: HttpResult<unknown>, status: number, code: 
   return body;
 }
 
-describe.each(databaseKinds)('error responses on %s', (kind) => {
+describe.each(databaseKinds())('error responses on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let project: Project;

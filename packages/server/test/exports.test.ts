@@ -23,7 +23,7 @@ interface Export {
   expiresAt: string | null;
 }
 
-describe.each(databaseKinds)('exports on %s', (kind) => {
+describe.each(databaseKinds())('exports on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;
@@ -45,10 +45,13 @@ describe.each(databaseKinds)('exports on %s', (kind) => {
     for (const [index, title] of titles.entries()) {
       const alert = await t.request<{ data: { id: string } }>('POST', 'alerts', {
         apiKey: org.apiKey,
-        body: { projectId: index === 5 ? otherProjectId : projectId, title, severity: index === 0 ? 'critical' : 'low' },
+        body: { projectId: index === 5 ? otherProjectId : projectId, title, severity: index === 0 ? 'critical' : 'low', ...(index === 4 ? { dedupKey: 'disk/sda' } : {}) },
       });
       if (index === 1) await t.request('POST', `alerts/${alert.body.data.id}/resolve`, { apiKey: org.apiKey });
     }
+    clock.set('2026-05-01T10:00:07.250Z');
+    await t.request('POST', 'alerts', { apiKey: org.apiKey, body: { projectId, title: 'Plain, with comma', severity: 'low', dedupKey: 'disk/sda' } });
+    clock.set('2026-05-01T10:00:00.000Z');
     await t.request('POST', 'alerts', { apiKey: other.apiKey, body: { projectId: await createProject(t, other), title: 'not yours', severity: 'low' } });
     dataset = (await upload(t, org.apiKey, projectId, 'sku,price,in_stock,added\nA-1,9.99,true,2026-01-02\n=cmd,-5,false,\n', { query: { name: 'products' } })).body.data;
     for (const [index, question] of ['How many alerts?', 'Top sku?'].entries()) {
@@ -93,9 +96,11 @@ describe.each(databaseKinds)('exports on %s', (kind) => {
     expect(file.headers.get('content-disposition')).toContain('attachment; filename="alerts-20260501-100000.csv"');
     expect(file.bytes.length).toBe(done.sizeBytes);
     const parsed = Papa.parse<Record<string, string>>(file.bytes.toString('utf8'), { header: true, skipEmptyLines: true });
-    expect(parsed.meta.fields).toEqual(['id', 'projectId', 'title', 'description', 'severity', 'status', 'area', 'value', 'threshold', 'assigneeId', 'createdAt', 'updatedAt', 'acknowledgedAt', 'resolvedAt']);
+    expect(parsed.meta.fields).toEqual(['id', 'projectId', 'title', 'description', 'severity', 'status', 'area', 'value', 'threshold', 'assigneeId', 'createdAt', 'updatedAt', 'acknowledgedAt', 'resolvedAt', 'dedupKey', 'occurrences', 'lastSeenAt']);
     expect(parsed.data.map((row) => row.title)).toEqual(["'=HYPERLINK(\"http://evil.example\",\"click\")", "'+1 more", "'-2 drop", "'@SUM(A1)", 'Plain, with comma']);
     expect(parsed.data[0]).toMatchObject({ severity: 'critical', status: 'active', createdAt: '2026-05-01T10:00:00.000Z', resolvedAt: '' });
+    expect(parsed.data[0]).toMatchObject({ dedupKey: '', occurrences: '1', lastSeenAt: '2026-05-01T10:00:00.000Z' });
+    expect(parsed.data[4]).toMatchObject({ dedupKey: 'disk/sda', occurrences: '2', createdAt: '2026-05-01T10:00:00.000Z', lastSeenAt: '2026-05-01T10:00:07.250Z' });
 
     const resolved = await exported({ resource: 'alerts', format: 'json', filters: { status: 'resolved' } });
     const rows = JSON.parse((await download(resolved.id)).bytes.toString('utf8')) as { title: string; status: string }[];

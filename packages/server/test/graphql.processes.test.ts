@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresUrl } from './support/databases.js';
+
 import { graphql, subscriber } from './support/graphql.js';
 import { runCliJson, type ServerProcess, startServerProcess, tempPostgresSchema } from './support/processes.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { serviceSignatureValid } from './support/webhooks/signatures.js';
 import { testTls } from './support/webhooks/tls.js';
 import { waitFor } from './support/webhooks/wait.js';
+import { needs } from './support/requirements.js';
 
-describe.runIf(postgresUrl)('GraphQL across two server processes on PostgreSQL', () => {
+describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('GraphQL across two server processes on PostgreSQL', () => {
   let target: Awaited<ReturnType<typeof tempPostgresSchema>>;
   let a: ServerProcess;
   let b: ServerProcess;

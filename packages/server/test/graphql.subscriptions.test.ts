@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from './support/databases.js';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
-import { graphql, nextResults, subscriber } from './support/graphql.js';
+import { graphql, nextResults, rawSocket, subscriber } from './support/graphql.js';
 import { createAlert, createProject } from './support/resources.js';
 import { waitFor } from './support/webhooks/wait.js';
 
 const alertCreated = 'subscription ($p: ID) { alertCreated(projectId: $p) { id title severity status project { name } } }';
 
-describe.each(databaseKinds)('GraphQL subscriptions on %s', (kind) => {
+describe.each(databaseKinds())('GraphQL subscriptions on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;
@@ -98,5 +98,61 @@ describe.each(databaseKinds)('GraphQL subscriptions on %s', (kind) => {
     const aliases = `subscription { alertCreated { ${Array.from({ length: 31 }, (_, i) => `a${i}: id`).join(' ')} } }`;
     await expect(nextResults(s.client, aliases)).rejects.toMatchObject([{ extensions: { code: 'QUERY_TOO_COMPLEX' } }]);
     await s.client.dispose();
+  });
+
+  it("reads connection_init's key whatever the case of its name", async () => {
+    for (const name of ['Authorization', 'AUTHORIZATION']) {
+      const raw = rawSocket(t.baseUrl, { [name]: `Bearer ${org.apiKey}` });
+      expect(await raw.accepted).toBe('ack');
+      raw.socket.close();
+    }
+  });
+
+  it('holds a socket to 100 subscriptions, answering one more with a graphql-ws error, and frees a place when one completes', async () => {
+    const key = await t.app.services.apiKeys.create(org.orgId, { name: 'Many subscriptions' });
+    const raw = rawSocket(t.baseUrl, { authorization: `Bearer ${key.apiKey}` });
+    expect(await raw.accepted).toBe('ack');
+    const before = t.app.events!.subscriberCount(org.orgId, 'alert.resolved');
+    for (let i = 1; i <= 101; i++) raw.subscribe(String(i), 'subscription { alertResolved { id } }');
+    const refused = await waitFor(() => raw.messages.filter((message) => message.type === 'error'), (errors) => errors.length > 0, 'a refusal');
+    expect(refused).toEqual([
+      { id: '101', type: 'error', payload: [{ message: 'At most 100 subscriptions per socket; complete one first.', extensions: { code: 'RATE_LIMITED' } }] },
+    ]);
+    await subscribed(org.orgId, 'alert.resolved', before + 100);
+    raw.socket.send(JSON.stringify({ id: '1', type: 'complete' }));
+    await waitFor(() => t.app.events!.subscriberCount(org.orgId, 'alert.resolved'), (n) => n === before + 99, 'one subscription to end');
+    raw.subscribe('102', 'subscription { alertResolved { id } }');
+    await subscribed(org.orgId, 'alert.resolved', before + 100);
+    expect(raw.messages.filter((message) => message.type === 'error')).toHaveLength(1);
+    raw.socket.close();
+    await waitFor(() => t.app.events!.subscriberCount(org.orgId, 'alert.resolved'), (n) => n === before, 'the subscriptions to end');
+  });
+
+  it('closes a 51st socket of one key with 4429, and accepts one again once another closed', async () => {
+    const key = await t.app.services.apiKeys.create(org.orgId, { name: 'Many sockets' });
+    const open = Array.from({ length: 50 }, () => rawSocket(t.baseUrl, { authorization: `Bearer ${key.apiKey}` }));
+    expect(await Promise.all(open.map((raw) => raw.accepted))).toEqual(Array(50).fill('ack'));
+    const extra = rawSocket(t.baseUrl, { authorization: `Bearer ${key.apiKey}` });
+    expect(await extra.accepted).toBe(4429);
+    open[0].socket.close();
+    await open[0].closed;
+    await waitFor(
+      async () => {
+        const again = rawSocket(t.baseUrl, { authorization: `Bearer ${key.apiKey}` });
+        const outcome = await again.accepted;
+        again.socket.close();
+        return outcome;
+      },
+      (outcome) => outcome === 'ack',
+      'a place for another socket',
+    );
+    for (const raw of open) raw.socket.close();
+  });
+
+  it('closes a socket that sends a message over 64 KiB (1009)', async () => {
+    const raw = rawSocket(t.baseUrl, { authorization: `Bearer ${org.apiKey}` });
+    expect(await raw.accepted).toBe('ack');
+    raw.subscribe('big', `subscription { alertCreated { id } } # ${'x'.repeat(64 * 1024)}`);
+    expect(await raw.closed).toBe(1009);
   });
 });

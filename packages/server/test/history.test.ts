@@ -22,7 +22,7 @@ interface QueryRecord {
   rows?: Record<string, unknown>[] | null;
 }
 
-describe.each(databaseKinds)('question history on %s', (kind) => {
+describe.each(databaseKinds())('question history on %s', (kind) => {
   let ai: AiTestApp;
   let fake: FakeLlm;
   let t: TestApp;

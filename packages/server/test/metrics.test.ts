@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
@@ -9,6 +10,7 @@ import { DeliveryWorker } from '../src/webhooks/worker.js';
 import { startTestApp, testConfig, testSecretKey, type TestApp } from './support/app.js';
 import { dropProjectData } from './support/ai.js';
 import { postgresUrl } from './support/databases.js';
+import { needs } from './support/requirements.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { testTls } from './support/webhooks/tls.js';
 import { waitFor } from './support/webhooks/wait.js';
@@ -75,6 +77,20 @@ describe(`GET /metrics on ${kind}, loopback only (no VIGIL_METRICS_TOKEN)`, () =
     expect(sample(text, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
     if (kind === 'postgres') expect(sample(text, 'vigil_db_pool_connections', { state: 'total' })).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'vigil_project_sql_statements', { state: 'running' })).toBe(0);
+  });
+
+  it.runIf(needs('promtool', "promtool's check of the scrape"))('passes `promtool check metrics` (Prometheus\'s own lint of the exposition format)', async () => {
+    const scrape = String((await t.request<string>('GET', '/metrics')).body);
+    const checked = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+      const child = spawn('/usr/bin/promtool', ['check', 'metrics']);
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ code, output }));
+      child.stdin.end(scrape);
+    });
+    expect(checked).toEqual({ code: 0, output: '' });
   });
 
   // On PGlite a read held open would hold the one connection the scrape needs too.

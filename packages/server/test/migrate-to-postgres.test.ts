@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { copyEmbeddedToPostgres } from '../src/admin/migrate-to-postgres.js';
 import { connectDb } from '../src/db/connect.js';
 import { migrate } from '../src/db/migrate.js';
-import { postgresUrl, scratchDatabase } from './support/databases.js';
+import { scratchDatabase } from './support/databases.js';
+import { needs } from './support/requirements.js';
 
-describe.runIf(postgresUrl)('copying an embedded database into PostgreSQL', () => {
+describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('copying an embedded database into PostgreSQL', () => {
   it('moves a table many pieces long, row for row, and the empty tables too', async () => {
     const database = await scratchDatabase('vigil_pieces');
     const source = await connectDb({});

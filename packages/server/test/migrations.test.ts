@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDb } from '../src/db/connect.js';
 import { loadMigrations, migrate } from '../src/db/migrate.js';
-import { databaseKinds, openTestDatabase, postgresUrl, type TestDatabase } from './support/databases.js';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './support/databases.js';
 import { runCli, runCliJson, tempDataDir, tempPostgresSchema } from './support/processes.js';
+import { needs } from './support/requirements.js';
 
 const appliedVersions = async (database: TestDatabase) =>
   (await database.db.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version')).map((row) => row.version);
 
-describe.each(databaseKinds)('migrations on %s', (kind) => {
+describe.each(databaseKinds())('migrations on %s', (kind) => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await openTestDatabase(kind, { migrated: false });
@@ -45,7 +46,7 @@ describe.each(databaseKinds)('migrations on %s', (kind) => {
   });
 });
 
-describe.runIf(postgresUrl)('migrations when several processes start at once on PostgreSQL', () => {
+describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('migrations when several processes start at once on PostgreSQL', () => {
   it('two connections migrating a fresh schema together both succeed and apply each migration once', async () => {
     const target = await tempPostgresSchema();
     const [a, b] = await Promise.all([connectDb({ databaseUrl: target.url }), connectDb({ databaseUrl: target.url })]);

@@ -10,6 +10,7 @@ import { startTestApp, testConfig, type TestApp, type TestOrg } from './support/
 import { databaseKinds, openTestDatabase, postgresUrl, type TestDatabase } from './support/databases.js';
 import { call, requestInFlight, runCliJson, startServerProcess, tempDataDir } from './support/processes.js';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
+import { needs } from './support/requirements.js';
 
 interface LogLine {
   level: number;
@@ -23,7 +24,7 @@ interface LogLine {
 
 const parsed = (logs: string[]): LogLine[] => logs.flatMap((chunk) => chunk.split('\n').filter(Boolean)).map((line) => JSON.parse(line) as LogLine);
 
-describe.each(databaseKinds)('logs and health on %s', (kind) => {
+describe.each(databaseKinds())('logs and health on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
 
@@ -97,7 +98,7 @@ describe.each(databaseKinds)('logs and health on %s', (kind) => {
   });
 });
 
-describe.runIf(postgresUrl)('readiness when PostgreSQL goes away and comes back', () => {
+describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('readiness when PostgreSQL goes away and comes back', () => {
   let database: TestDatabase;
   let proxy: TcpProxy;
   let db: Db;

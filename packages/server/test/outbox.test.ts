@@ -66,7 +66,7 @@ function servicesOn(db: Db, clock: ManualClock) {
 }
 type Services = ReturnType<typeof servicesOn>;
 
-describe.each(databaseKinds)('the outbox on %s', (kind) => {
+describe.each(databaseKinds())('the outbox on %s', (kind) => {
   const clock = new ManualClock('2026-05-01T00:00:00.000Z');
   let database: TestDatabase;
   let failing: FailureInjector;

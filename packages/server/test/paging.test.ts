@@ -3,7 +3,7 @@ import { databaseKinds } from './support/databases.js';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { type Alert, createAlert, createProject, type ErrorBody, inviteUser, type List, type Project } from './support/resources.js';
 
-describe.each(databaseKinds)('lists and cursor paging on %s', (kind) => {
+describe.each(databaseKinds())('lists and cursor paging on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let project: Project;

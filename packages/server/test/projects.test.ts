@@ -3,7 +3,7 @@ import { databaseKinds } from './support/databases.js';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import type { Project } from './support/resources.js';
 
-describe.each(databaseKinds)('projects on %s', (kind) => {
+describe.each(databaseKinds())('projects on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;

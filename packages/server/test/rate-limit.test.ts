@@ -4,10 +4,11 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore } from '../src/platform/rate-limit.js';
 import { ManualClock, startTestApp, type HttpResult, type TestApp, type TestOrg } from './support/app.js';
-import { databaseKinds, postgresUrl, redisUrl } from './support/databases.js';
+import { databaseKinds, redisUrl } from './support/databases.js';
 import { call, runCliJson, type ServerProcess, startServerProcess, tempDataDir, tempPostgresSchema } from './support/processes.js';
 import { expectExactly } from './support/rate-limits.js';
 import { startTcpProxy } from './support/tcp-proxy.js';
+import { needs } from './support/requirements.js';
 
 const unixSeconds = (iso: string) => Date.parse(iso) / 1000;
 const testPrefix = () => `vigil-test:rl:${randomBytes(4).toString('hex')}:`;
@@ -63,7 +64,7 @@ describe('when the shared counters are unreachable', () => {
   });
 });
 
-describe.runIf(redisUrl)('a server process whose Redis goes away and comes back', () => {
+describe.runIf(needs('redis', 'Redis tests'))('a server process whose Redis goes away and comes back', () => {
   it('keeps answering with rate-limit headers, logs a warning, and counts in Redis again once it is back', async () => {
     const direct = new URL(redisUrl!);
     const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 6379) });
@@ -98,7 +99,7 @@ describe.runIf(redisUrl)('a server process whose Redis goes away and comes back'
   });
 });
 
-describe.runIf(redisUrl)('counters in Redis', () => {
+describe.runIf(needs('redis', 'Redis tests'))('counters in Redis', () => {
   const connections: Redis[] = [];
   const connect = () => {
     const redis = new Redis(redisUrl!);
@@ -124,7 +125,7 @@ describe.runIf(redisUrl)('counters in Redis', () => {
   });
 });
 
-describe.each(databaseKinds)('rate limits over HTTP on %s', (kind) => {
+describe.each(databaseKinds())('rate limits over HTTP on %s', (kind) => {
   let t: TestApp;
   let clock: ManualClock;
   let org: TestOrg;
@@ -195,7 +196,7 @@ describe.each(databaseKinds)('rate limits over HTTP on %s', (kind) => {
   });
 });
 
-describe.runIf(redisUrl)('rate limits over HTTP with Redis counters, one process', () => {
+describe.runIf(needs('redis', 'Redis tests'))('rate limits over HTTP with Redis counters, one process', () => {
   it('lets exactly 120 of 200 simultaneous requests through', async () => {
     const redis = new Redis(redisUrl!);
     const t = await startTestApp('pglite', { limiter: new RateLimiter(new RedisCounterStore(redis, testPrefix())) });
@@ -210,7 +211,7 @@ describe.runIf(redisUrl)('rate limits over HTTP with Redis counters, one process
   });
 });
 
-describe.runIf(postgresUrl && redisUrl)('rate limits across two server processes sharing Redis and PostgreSQL', () => {
+describe.runIf(needs('postgres', 'PostgreSQL and Redis together') && needs('redis', 'PostgreSQL and Redis together'))('rate limits across two server processes sharing Redis and PostgreSQL', () => {
   let target: Awaited<ReturnType<typeof tempPostgresSchema>>;
   let servers: ServerProcess[];
 

@@ -26,7 +26,7 @@ interface Export {
   status: string;
 }
 
-describe.each(databaseKinds)('retention on %s', (kind) => {
+describe.each(databaseKinds())('retention on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let receiver: Receiver;

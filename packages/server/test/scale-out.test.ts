@@ -1,11 +1,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresUrl, redisUrl } from './support/databases.js';
+import { redisUrl } from './support/databases.js';
 import { expectExactly } from './support/rate-limits.js';
 import { call, runCliJson, type ServerProcess, startServerProcess, tempPostgresSchema } from './support/processes.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { testTls } from './support/webhooks/tls.js';
 import { waitFor } from './support/webhooks/wait.js';
+import { needs } from './support/requirements.js';
 
 /** A Redis database of this suite's own, so the process registry of other suites' servers does not count here. */
 function ownRedisDatabase(url: string): string {
@@ -18,7 +19,7 @@ function ownRedisDatabase(url: string): string {
  * The documented scale-out: two API processes and two workers (VIGIL_ROLE) on one PostgreSQL and
  * one Redis, as an operator runs them behind a load balancer.
  */
-describe.runIf(postgresUrl && redisUrl)('two API processes and two workers on one PostgreSQL and Redis', () => {
+describe.runIf(needs('postgres', 'PostgreSQL and Redis together') && needs('redis', 'PostgreSQL and Redis together'))('two API processes and two workers on one PostgreSQL and Redis', () => {
   let target: Awaited<ReturnType<typeof tempPostgresSchema>>;
   let apis: ServerProcess[];
   let workers: ServerProcess[];

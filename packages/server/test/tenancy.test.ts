@@ -13,7 +13,7 @@ import {
   type User,
 } from './support/resources.js';
 
-describe.each(databaseKinds)("another organization's resources on %s", (kind) => {
+describe.each(databaseKinds())("another organization's resources on %s", (kind) => {
   let t: TestApp;
   let us: TestOrg;
   let them: TestOrg;

@@ -28,7 +28,7 @@ interface Usage {
 
 const nothing: Activity = { apiRequests: 0, aiQuestions: 0, tokens: 0, exports: 0, datasetsCreated: 0, rowsImported: 0 };
 
-describe.each(databaseKinds)('usage on %s', (kind) => {
+describe.each(databaseKinds())('usage on %s', (kind) => {
   const clock = new ManualClock('2026-03-02T09:00:00.000Z');
   let ai: AiTestApp;
   let fake: FakeLlm;

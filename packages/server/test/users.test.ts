@@ -3,7 +3,7 @@ import { databaseKinds } from './support/databases.js';
 import { ManualClock, startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { allPages, type ErrorBody, eventsOf, inviteUser, type One, type User } from './support/resources.js';
 
-describe.each(databaseKinds)('users on %s', (kind) => {
+describe.each(databaseKinds())('users on %s', (kind) => {
   const clock = new ManualClock('2026-04-01T09:00:00.000Z');
   let t: TestApp;
   let org: TestOrg;
@@ -50,7 +50,7 @@ describe.each(databaseKinds)('users on %s', (kind) => {
       status: 'invited',
       createdAt: '2026-04-01T09:10:00.250Z',
       updatedAt: '2026-04-01T09:10:00.250Z',
-      inviteUrl: expect.stringMatching(/^http:\/\/localhost:\d+\/welcome#token=[\w-]{43}$/),
+      inviteUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/welcome#token=[\w-]{43}$/),
     });
     const { inviteUrl, ...user } = invited.body.data as User & { inviteUrl: string };
     const [event] = (await eventsOf(t, org.orgId, 'user.invited')).filter((e) => e.data.id === user.id);

@@ -25,7 +25,7 @@ interface ErrorBody {
 // A public name that does not resolve on this machine: accepted at creation, checked again at every send.
 const publicUrl = 'https://hooks.example.com/vigil';
 
-describe.each(databaseKinds)('webhook API on %s', (kind) => {
+describe.each(databaseKinds())('webhook API on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let other: TestOrg;
@@ -104,7 +104,9 @@ describe.each(databaseKinds)('webhook API on %s', (kind) => {
       [{ name: '', url: publicUrl, events: ['alert.created'] }, /name must NOT have fewer than 1 characters/],
       [{ name: '   ', url: publicUrl, events: ['alert.created'] }, /name must contain a visible character/],
       [{ url: publicUrl, events: ['alert.created'] }, /name is required/],
-      [{ name: 'x', url: 'http://hooks.example.com/', events: ['alert.created'] }, /url must use https:, not http:/],
+      [{ name: 'x', url: 'http://hooks.example.com/', events: ['alert.created'] }, /url must use https:, not http:; .* start Vigil with VIGIL_WEBHOOK_ALLOW_PRIVATE=true\./],
+      [{ name: 'x', url: 'https://127.0.0.1:4000/hook', events: ['alert.created'] }, /url points to 127\.0\.0\.1, a loopback address; .* start Vigil with VIGIL_WEBHOOK_ALLOW_PRIVATE=true\./],
+      [{ name: 'x', url: 'ftp://hooks.example.com/', events: ['alert.created'] }, /url must use https:, not ftp:\.$/],
       [{ name: 'x', url: 'https://localhost/hook', events: ['alert.created'] }, /url points to localhost/],
       [{ name: 'x', url: 'https://169.254.169.254/latest', events: ['alert.created'] }, /link-local/],
       [{ name: 'x', url: 'https://0x7f000001/', events: ['alert.created'] }, /loopback/],

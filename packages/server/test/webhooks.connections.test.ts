@@ -24,7 +24,7 @@ interface Delivery {
 const minute = 60_000;
 
 /** How the sender's connections meet real receivers: ones that close idle connections early, and ones with bad certificates. */
-describe.each(databaseKinds)('webhook connections on %s', (kind) => {
+describe.each(databaseKinds())('webhook connections on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let worker: DeliveryWorker;

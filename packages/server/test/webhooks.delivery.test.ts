@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/platform/clock.js';
 import { DeliveryWorker } from '../src/webhooks/worker.js';
 import { databaseKinds } from './support/databases.js';
@@ -23,6 +23,7 @@ interface Attempt {
   httpStatus: number | null;
   error: string | null;
   responseBody: string | null;
+  requestHeaders: Record<string, string> | null;
 }
 
 interface Delivery {
@@ -40,7 +41,7 @@ interface Delivery {
 const minute = 60_000;
 const schedule = [0, minute, 5 * minute, 15 * minute, 30 * minute];
 
-describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
+describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let receiver: Receiver;
@@ -56,11 +57,10 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
       if (request.path === '/gone') return { status: 410, body: 'gone' };
       if (request.path === '/stall') return { status: 200, delayMs: 5000 };
       if (request.path === '/slow') return { status: 200, delayMs: 400 };
-      if (request.path === '/flaky') return flakyUp ? { status: 204 } : { status: 502, body: 'down' };
+      if (request.path.startsWith('/flaky')) return upPaths.has(request.path) ? { status: 204 } : { status: 502, body: 'down' };
       return { status: 200, body: 'ok' };
     };
     t = await startTestApp(kind, { clock, config: { webhookAllowPrivate: true } });
-    org = await t.createOrg('business');
     worker = await DeliveryWorker.start({
       db: t.database.db,
       clock,
@@ -70,6 +70,10 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
       perWebhookInFlight: 2,
       maxInFlight: 16,
     });
+  });
+  // Each test has an organization of its own: no webhook, delivery or project of another test is in its way.
+  beforeEach(async () => {
+    org = await t.createOrg('business');
     projectId = (await t.request<{ data: { id: string } }>('POST', 'projects', { apiKey: org.apiKey, body: { name: 'Shop' } })).body.data.id;
   });
   afterAll(async () => {
@@ -78,7 +82,8 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
     await receiver.close();
   });
 
-  let flakyUp = false;
+  /** The /flaky… paths that answer 204 now (each test has paths of its own); the others answer 502. */
+  const upPaths = new Set<string>();
 
   const createWebhook = async (path: string, events: string[]) => {
     const response = await t.request<{ data: Webhook }>('POST', 'webhooks', {
@@ -134,10 +139,25 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
     expect(history.map((d) => d.id)).toEqual([...history.map((d) => d.id)].sort().reverse());
     for (const item of history) {
       expect(item.attempts).toEqual([
-        { number: 1, trigger: 'scheduled', startedAt: clock.now().toISOString(), durationMs: expect.any(Number), httpStatus: 200, error: null, errorDetail: null, responseBody: 'ok' },
+        {
+          number: 1,
+          trigger: 'scheduled',
+          startedAt: clock.now().toISOString(),
+          durationMs: expect.any(Number),
+          httpStatus: 200,
+          error: null,
+          errorDetail: null,
+          responseBody: 'ok',
+          requestHeaders: expect.any(Object),
+        },
       ]);
       expect(item.nextAttemptAt).toBeNull();
       const sent = received.find((request) => request.headers['webhook-id'] === item.id)!;
+      // The history shows the request as the receiver got it, signatures included.
+      const sentHeaders = item.attempts[0].requestHeaders!;
+      for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-service-signature', 'x-service-event', 'user-agent']) {
+        expect(sentHeaders[name], name).toBe(sent.headers[name]);
+      }
       expect(item.payload).toEqual(JSON.parse(sent.body));
     }
     expect(await deliveries(hook.id, '?event=alert.critical')).toHaveLength(1);
@@ -209,8 +229,7 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
   });
 
   it('sends one delivery again on request, and every failed one since a time with recover', async () => {
-    flakyUp = false;
-    const hook = await createWebhook('/flaky', ['alert.created']);
+    const hook = await createWebhook('/flaky-recover', ['alert.created']);
     for (const title of ['one', 'two', 'three']) await createAlert({ title, severity: 'info' });
     await waitFor(() => deliveries(hook.id), (d) => d.length === 3 && d.every((x) => x.attempts.length === 1), 'first attempts');
     for (let attempt = 2; attempt <= 5; attempt += 1) {
@@ -221,7 +240,7 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
     const failed = await deliveries(hook.id, '?status=failed');
     expect(failed).toHaveLength(3);
 
-    flakyUp = true;
+    upPaths.add('/flaky-recover');
     const retried = await t.request<{ data: Delivery }>('POST', `webhooks/${hook.id}/deliveries/${failed[0].id}/retry`, { apiKey: org.apiKey });
     expect(retried.status).toBe(202);
     expect(retried.body.data.id).toBe(failed[0].id);
@@ -263,8 +282,7 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
 
   it('disables a webhook whose deliveries have all failed for 5 days, and keeps one that recovered', async () => {
     const dead = await createWebhook('/fail', ['user.invited']);
-    flakyUp = false;
-    const recovering = await createWebhook('/flaky', ['user.invited']);
+    const recovering = await createWebhook('/flaky-disable', ['user.invited']);
     const failingSince = clock.now().getTime();
     await t.request('POST', 'users', { apiKey: org.apiKey, body: { email: 'a@example.com', role: 'member' } });
     for (let attempt = 1; attempt <= 5; attempt += 1) {
@@ -274,7 +292,7 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
       worker.wake();
     }
     await onlyDelivery(dead.id, (d) => d.status === 'failed', 'failed');
-    flakyUp = true;
+    upPaths.add('/flaky-disable');
     await t.request('POST', 'users', { apiKey: org.apiKey, body: { email: 'b@example.com', role: 'member' } });
     await waitFor(() => deliveries(recovering.id, '?status=delivered'), (d) => d.length === 1, 'recovering webhook succeeds');
 
@@ -315,7 +333,7 @@ describe.each(databaseKinds)('webhook deliveries on %s', (kind) => {
   });
 });
 
-describe.each(databaseKinds)('a first wait in the retry schedule on %s', (kind) => {
+describe.each(databaseKinds())('a first wait in the retry schedule on %s', (kind) => {
   it('holds attempt 1 back for the first value of VIGIL_WEBHOOK_RETRY_SCHEDULE_MS', async () => {
     const clock = new ManualClock('2026-05-01T00:00:00.000Z');
     const receiver = await Receiver.start();

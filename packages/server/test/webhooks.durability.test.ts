@@ -9,12 +9,13 @@ import { startTestApp, type TestApp, type TestOrg, testSecretKey } from './suppo
 import { Receiver } from './support/webhooks/receiver.js';
 import { testTls } from './support/webhooks/tls.js';
 import { waitFor } from './support/webhooks/wait.js';
+import { needs } from './support/requirements.js';
 
 const workerScript = fileURLToPath(new URL('./support/webhooks/worker-process.ts', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** PostgreSQL only: several processes share the queue, which PGlite (one process) cannot. */
-describe.skipIf(!postgresUrl)('webhook delivery durability on postgres', () => {
+describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('webhook delivery durability on postgres', () => {
   let t: TestApp;
   let org: TestOrg;
   let receiver: Receiver;

@@ -15,7 +15,7 @@ interface Payload {
   data: Record<string, unknown>;
 }
 
-describe.each(databaseKinds)('events from real operations reach webhooks on %s', (kind) => {
+describe.each(databaseKinds())('events from real operations reach webhooks on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let receiver: Receiver;

@@ -22,7 +22,7 @@ const leaseMs = 60_000;
  * claim and the started attempt) is written here as it would have, then it is gone. (The same with
  * a real worker process killed with SIGKILL is in webhooks.durability.test.ts, on PostgreSQL.)
  */
-describe.each(databaseKinds)('attempts lost with their worker on %s', (kind) => {
+describe.each(databaseKinds())('attempts lost with their worker on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
   let receiver: Receiver;

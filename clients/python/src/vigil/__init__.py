@@ -9,7 +9,8 @@
 
 from . import webhooks
 from ._async import AsyncPage, AsyncPaginator, AsyncVigil
-from ._core import NOT_GIVEN, NotGiven
+from ._async._response import AsyncAPIResponse
+from ._core import NOT_GIVEN, NotGiven, RequestOptions
 from ._errors import (
     APIConnectionError,
     APIError,
@@ -26,6 +27,9 @@ from ._errors import (
 )
 from ._models import (
     Alert,
+    AlertmanagerResult,
+    AlertOpenCounts,
+    AlertTimelineEntry,
     ChatAnswer,
     Connection,
     Dashboard,
@@ -55,6 +59,7 @@ from ._models import (
     WidgetResult,
 )
 from ._sync import Page, Vigil
+from ._sync._response import APIResponse
 from ._version import __version__
 
 __all__ = [
@@ -66,6 +71,9 @@ __all__ = [
     "AsyncPaginator",
     "NOT_GIVEN",
     "NotGiven",
+    "RequestOptions",
+    "APIResponse",
+    "AsyncAPIResponse",
     "webhooks",
     "VigilError",
     "APIError",
@@ -80,6 +88,9 @@ __all__ = [
     "InternalServerError",
     "WebhookVerificationError",
     "Alert",
+    "AlertmanagerResult",
+    "AlertOpenCounts",
+    "AlertTimelineEntry",
     "ChatAnswer",
     "Connection",
     "Dashboard",

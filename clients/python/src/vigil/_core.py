@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, Dict, Generator, Mapping, Optional, Tuple, Union
+from typing import IO, Any, Dict, Generator, Mapping, Optional, Tuple, TypedDict, Union
 
 import httpx
 
@@ -39,20 +39,37 @@ MAX_RETRY_AFTER = 60.0
 USER_AGENT = f"vigil-python/{__version__} (Python {platform.python_version()})"
 
 
+QueryValue = Union[str, int, float, bool, None]
+
+
+class RequestOptions(TypedDict, total=False):
+    """What one call may override, as keyword arguments of every method (openai-python's names)."""
+
+    timeout: Optional[float]
+    """Seconds one attempt may take; None: no limit."""
+    max_retries: int
+    extra_headers: Mapping[str, str]
+    """Headers for this call, over the client's `default_headers`."""
+    extra_query: Mapping[str, QueryValue]
+    """Query parameters added to this call's URL."""
+
+
 @dataclass(frozen=True)
 class ClientOptions:
     api_key: str
     base_url: str
-    timeout: float
+    timeout: Optional[float]
     max_retries: int
+    default_headers: Mapping[str, str]
 
     @classmethod
     def resolve(
         cls,
         api_key: Optional[str],
         base_url: Optional[str],
-        timeout: float,
+        timeout: Optional[float],
         max_retries: int,
+        default_headers: Optional[Mapping[str, str]] = None,
     ) -> "ClientOptions":
         key = api_key if api_key is not None else os.environ.get("VIGIL_API_KEY")
         if not key:
@@ -63,7 +80,7 @@ class ClientOptions:
         url = base_url or os.environ.get("VIGIL_BASE_URL") or DEFAULT_BASE_URL
         if max_retries < 0:
             raise VigilError("max_retries must be 0 or more.")
-        return cls(api_key=key, base_url=url.rstrip("/"), timeout=timeout, max_retries=max_retries)
+        return cls(api_key=key, base_url=url.rstrip("/"), timeout=timeout, max_retries=max_retries, default_headers=dict(default_headers or {}))
 
 
 Body = Dict[str, Any]
@@ -79,22 +96,34 @@ def query_of(fields: Mapping[str, Any]) -> Dict[str, Union[str, int]]:
     return {name: value for name, value in fields.items() if value is not None and not isinstance(value, NotGiven)}
 
 
-def request_headers(options: ClientOptions, method: str, idempotency_key: Optional[str]) -> Dict[str, str]:
+def request_headers(options: ClientOptions, method: str, idempotency_key: Optional[str], call: RequestOptions) -> Dict[str, str]:
     headers = {
-        "Authorization": f"Bearer {options.api_key}",
         "Accept": "application/json",
         "User-Agent": USER_AGENT,
+        **options.default_headers,
+        **call.get("extra_headers", {}),
+        "Authorization": f"Bearer {options.api_key}",
     }
     if method == "POST":
         headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
     return headers
 
 
+def request_params(params: Optional[Mapping[str, Any]], call: RequestOptions) -> Dict[str, Any]:
+    """The method's query parameters and the call's `extra_query`, without the ones left at `None`."""
+    return query_of({**(params or {}), **call.get("extra_query", {})})
+
+
 def _is_retryable(error: VigilError) -> bool:
+    """The server's `x-should-retry` when it sent one; else connection errors, 408, 429, 5xx, and
+    409 while the first request with the same idempotency key still runs."""
     if isinstance(error, APIConnectionError):
         return True
     if not isinstance(error, APIError):
         return False
+    hint = error.headers.get("x-should-retry")
+    if hint in ("true", "false"):
+        return hint == "true"
     status = error.status
     return status in (408, 429) or status >= 500 or (status == 409 and error.code == "IDEMPOTENCY_IN_PROGRESS")
 

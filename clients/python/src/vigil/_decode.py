@@ -11,7 +11,19 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, Dict, List, Tuple, Type, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
+from ._errors import VigilError
+
 T = TypeVar("T")
+
+_strict = False
+
+
+def decode_strictly(strict: bool) -> None:
+    """Strict decoding (the package's tests turn it on): an answer with a field the model lacks, or
+    without one it requires, raises, so a model that drifted from the server fails a test instead
+    of quietly reading `None`. Off, as for every user, an old client keeps working with a newer server."""
+    global _strict
+    _strict = strict
 
 _CAMEL_BOUNDARY = re.compile(r"(?<!^)(?=[A-Z])")
 
@@ -60,11 +72,18 @@ def decode(model: Type[T], data: Dict[str, Any]) -> T:
     """`data` as an instance of the dataclass `model`. Fields the server adds later are ignored;
     a field this version expects but the answer lacks is `None` (or the field's default)."""
     by_field = {snake_case(key): value for key, value in data.items()}
+    fields = _fields_of(model)
     arguments: Dict[str, object] = {}
-    for name, hint, required in _fields_of(model):
+    for name, hint, required in fields:
         if name in by_field:
             arguments[name] = _convert(hint, by_field[name])
         elif required:
+            if _strict:
+                raise VigilError(f"{model.__name__}: the answer has no {name!r} (regenerate the models: npm run generate)")
             arguments[name] = None
+    known = {name for name, _, _ in fields}
+    unknown = [key for key in data if snake_case(key) not in known]
+    if _strict and unknown:
+        raise VigilError(f"{model.__name__}: the answer has fields the model lacks: {unknown} (regenerate the models: npm run generate)")
     return model(**arguments)
 

@@ -1,5 +1,6 @@
+import type { APIPromise } from '../api-promise.js';
 import type { RequestOptions } from '../client.js';
-import type { Alert } from '../models.js';
+import type { Alert, AlertOpenCounts, AlertTimelineEntry } from '../models.js';
 import type { BodyOf, FiltersOf, Operation } from '../operations.js';
 import type { PagePromise } from '../pagination.js';
 import { APIResource, segment } from '../resource.js';
@@ -13,32 +14,42 @@ export class Alerts extends APIResource {
     return this.page('/alerts', params, options);
   }
 
-  create(params: AlertCreateParams, options?: RequestOptions): Promise<Alert> {
+  create(params: AlertCreateParams, options?: RequestOptions): APIPromise<Alert> {
     return this.requestData({ method: 'POST', path: '/alerts', body: params, options });
   }
 
-  retrieve(id: string, options?: RequestOptions): Promise<Alert> {
+  retrieve(id: string, options?: RequestOptions): APIPromise<Alert> {
     return this.requestData({ method: 'GET', path: `/alerts/${segment(id)}`, options });
   }
 
-  update(id: string, params: AlertUpdateParams, options?: RequestOptions): Promise<Alert> {
+  update(id: string, params: AlertUpdateParams, options?: RequestOptions): APIPromise<Alert> {
     return this.requestData({ method: 'PATCH', path: `/alerts/${segment(id)}`, body: params, options });
   }
 
-  delete(id: string, options?: RequestOptions): Promise<void> {
+  delete(id: string, options?: RequestOptions): APIPromise<void> {
     return this.noContent({ method: 'DELETE', path: `/alerts/${segment(id)}`, options });
   }
 
-  acknowledge(id: string, options?: RequestOptions): Promise<Alert> {
+  acknowledge(id: string, options?: RequestOptions): APIPromise<Alert> {
     return this.requestData({ method: 'POST', path: `/alerts/${segment(id)}/acknowledge`, options });
   }
 
   /** Assigns the alert to an active user of the organization. */
-  assign(id: string, userId: string, options?: RequestOptions): Promise<Alert> {
+  assign(id: string, userId: string, options?: RequestOptions): APIPromise<Alert> {
     return this.requestData({ method: 'POST', path: `/alerts/${segment(id)}/assign`, body: { userId }, options });
   }
 
-  resolve(id: string, options?: RequestOptions): Promise<Alert> {
+  resolve(id: string, options?: RequestOptions): APIPromise<Alert> {
     return this.requestData({ method: 'POST', path: `/alerts/${segment(id)}/resolve`, options });
+  }
+
+  /** What happened to the alert, oldest first: each recorded event with when and who. */
+  timeline(id: string, options?: RequestOptions): APIPromise<AlertTimelineEntry[]> {
+    return this.requestData({ method: 'GET', path: `/alerts/${segment(id)}/timeline`, options });
+  }
+
+  /** Open alerts (active or acknowledged) per severity, optionally of one project. */
+  openCounts(params?: { projectId?: string }, options?: RequestOptions): APIPromise<AlertOpenCounts> {
+    return this.requestData({ method: 'GET', path: '/alerts/open-counts', query: params, options });
   }
 }

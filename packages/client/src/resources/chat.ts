@@ -1,3 +1,4 @@
+import type { APIPromise } from '../api-promise.js';
 import type { RequestOptions } from '../client.js';
 import type { ChatAnswer } from '../models.js';
 import type { BodyOf, Operation } from '../operations.js';
@@ -7,7 +8,7 @@ export type ChatAskParams = BodyOf<Operation<'/api/v1/chat', 'post'>>;
 
 export class Chat extends APIResource {
   /** Asks a question about a project's data in plain language. */
-  ask(params: ChatAskParams, options?: RequestOptions): Promise<ChatAnswer> {
+  ask(params: ChatAskParams, options?: RequestOptions): APIPromise<ChatAnswer> {
     return this.requestData({ method: 'POST', path: '/chat', body: params, options });
   }
 }

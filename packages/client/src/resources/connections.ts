@@ -1,3 +1,4 @@
+import type { APIPromise } from '../api-promise.js';
 import type { RequestOptions } from '../client.js';
 import type { Connection, Dataset } from '../models.js';
 import type { BodyOf, FiltersOf, Operation } from '../operations.js';
@@ -15,29 +16,29 @@ export class Connections extends APIResource {
     return this.page('/connections', params, options);
   }
 
-  create(params: ConnectionCreateParams, options?: RequestOptions): Promise<Connection> {
+  create(params: ConnectionCreateParams, options?: RequestOptions): APIPromise<Connection> {
     return this.requestData({ method: 'POST', path: '/connections', body: params, options });
   }
 
-  retrieve(id: string, options?: RequestOptions): Promise<Connection> {
+  retrieve(id: string, options?: RequestOptions): APIPromise<Connection> {
     return this.requestData({ method: 'GET', path: `/connections/${segment(id)}`, options });
   }
 
-  update(id: string, params: ConnectionUpdateParams, options?: RequestOptions): Promise<Connection> {
+  update(id: string, params: ConnectionUpdateParams, options?: RequestOptions): APIPromise<Connection> {
     return this.requestData({ method: 'PATCH', path: `/connections/${segment(id)}`, body: params, options });
   }
 
-  delete(id: string, options?: RequestOptions): Promise<void> {
+  delete(id: string, options?: RequestOptions): APIPromise<void> {
     return this.noContent({ method: 'DELETE', path: `/connections/${segment(id)}`, options });
   }
 
   /** Connects now; the answer shows `status` and `lastError`. */
-  test(id: string, options?: RequestOptions): Promise<Connection> {
+  test(id: string, options?: RequestOptions): APIPromise<Connection> {
     return this.requestData({ method: 'POST', path: `/connections/${segment(id)}/test`, options });
   }
 
   /** Starts importing a table or query; the dataset is `importing` until `datasets.retrieve` shows it `ready` or `failed`. */
-  import(id: string, params: ConnectionImportParams, options?: RequestOptions): Promise<Dataset> {
+  import(id: string, params: ConnectionImportParams, options?: RequestOptions): APIPromise<Dataset> {
     return this.requestData({ method: 'POST', path: `/connections/${segment(id)}/import`, body: params, options });
   }
 }

@@ -1,3 +1,4 @@
+import type { APIPromise } from '../api-promise.js';
 import type { RequestOptions } from '../client.js';
 import type { Dataset, DatasetRow } from '../models.js';
 import type { FiltersOf, Operation, QueryOf } from '../operations.js';
@@ -14,7 +15,7 @@ export type DatasetUploadParams = QueryOf<Operation<'/api/v1/projects/{id}/datas
 
 export class Datasets extends APIResource {
   /** Uploads a CSV or Excel file into a project; the answer is the dataset, `ready`. */
-  upload(projectId: string, file: UploadSource, params: DatasetUploadParams = {}, options?: RequestOptions): Promise<Dataset> {
+  upload(projectId: string, file: UploadSource, params: DatasetUploadParams = {}, options?: RequestOptions): APIPromise<Dataset> {
     const { contentType, ...query } = params;
     return this.requestData({ method: 'POST', path: `/projects/${segment(projectId)}/datasets`, query, rawBody: uploadBodyOf(file, contentType), options });
   }
@@ -23,11 +24,11 @@ export class Datasets extends APIResource {
     return this.page('/datasets', params, options);
   }
 
-  retrieve(id: string, options?: RequestOptions): Promise<Dataset> {
+  retrieve(id: string, options?: RequestOptions): APIPromise<Dataset> {
     return this.requestData({ method: 'GET', path: `/datasets/${segment(id)}`, options });
   }
 
-  delete(id: string, options?: RequestOptions): Promise<void> {
+  delete(id: string, options?: RequestOptions): APIPromise<void> {
     return this.noContent({ method: 'DELETE', path: `/datasets/${segment(id)}`, options });
   }
 

@@ -1,3 +1,4 @@
+import type { APIPromise } from '../api-promise.js';
 import type { RequestOptions } from '../client.js';
 import type { CreatedEmbedToken, EmbedSettings, EmbedToken } from '../models.js';
 import type { BodyOf, FiltersOf, Operation } from '../operations.js';
@@ -10,7 +11,7 @@ export type EmbedSettingsUpdateParams = BodyOf<Operation<'/api/v1/embed/settings
 
 export class EmbedTokens extends APIResource {
   /** Mints a token that lets a web page read one dashboard; the answer carries the `token`, shown only this once. */
-  create(params: EmbedTokenCreateParams, options?: RequestOptions): Promise<CreatedEmbedToken> {
+  create(params: EmbedTokenCreateParams, options?: RequestOptions): APIPromise<CreatedEmbedToken> {
     return this.requestData({ method: 'POST', path: '/embed/tokens', body: params, options });
   }
 
@@ -19,18 +20,18 @@ export class EmbedTokens extends APIResource {
   }
 
   /** Revokes the token: every server process refuses it within a second. */
-  delete(id: string, options?: RequestOptions): Promise<void> {
+  delete(id: string, options?: RequestOptions): APIPromise<void> {
     return this.noContent({ method: 'DELETE', path: `/embed/tokens/${segment(id)}`, options });
   }
 }
 
 export class EmbedSettingsResource extends APIResource {
-  retrieve(options?: RequestOptions): Promise<EmbedSettings> {
+  retrieve(options?: RequestOptions): APIPromise<EmbedSettings> {
     return this.requestData({ method: 'GET', path: '/embed/settings', options });
   }
 
   /** Sets the origins allowed to embed the organization's dashboards; an empty list allows any. */
-  update(params: EmbedSettingsUpdateParams, options?: RequestOptions): Promise<EmbedSettings> {
+  update(params: EmbedSettingsUpdateParams, options?: RequestOptions): APIPromise<EmbedSettings> {
     return this.requestData({ method: 'PATCH', path: '/embed/settings', body: params, options });
   }
 }

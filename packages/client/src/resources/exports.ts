@@ -1,3 +1,4 @@
+import type { APIPromise } from '../api-promise.js';
 import type { RequestOptions } from '../client.js';
 import type { Export } from '../models.js';
 import type { BodyOf, FiltersOf, Operation } from '../operations.js';
@@ -13,19 +14,16 @@ export class Exports extends APIResource {
   }
 
   /** Starts an export; it is `pending` until `retrieve` shows it `completed` (or `failed`). */
-  create(params: ExportCreateParams, options?: RequestOptions): Promise<Export> {
+  create(params: ExportCreateParams, options?: RequestOptions): APIPromise<Export> {
     return this.requestData({ method: 'POST', path: '/exports', body: params, options });
   }
 
-  retrieve(id: string, options?: RequestOptions): Promise<Export> {
+  retrieve(id: string, options?: RequestOptions): APIPromise<Export> {
     return this.requestData({ method: 'GET', path: `/exports/${segment(id)}`, options });
   }
 
   /** The file of a completed export, as a stream of bytes (never held in memory by the client). */
-  download(id: string, options?: RequestOptions): Promise<ReadableStream<Uint8Array>> {
-    return this.client.request({ method: 'GET', path: `/exports/${segment(id)}/download`, options }, async (response) => {
-      if (!response.body) return new Blob([]).stream();
-      return response.body;
-    });
+  download(id: string, options?: RequestOptions): APIPromise<ReadableStream<Uint8Array>> {
+    return this.client.request({ method: 'GET', path: `/exports/${segment(id)}/download`, stream: true, options }, ({ response }) => response.body ?? new Blob([]).stream());
   }
 }

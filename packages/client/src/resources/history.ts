@@ -1,3 +1,4 @@
+import type { APIPromise } from '../api-promise.js';
 import type { RequestOptions } from '../client.js';
 import type { HistoryEntry, HistoryEntryWithRows } from '../models.js';
 import type { FiltersOf, Operation } from '../operations.js';
@@ -12,11 +13,11 @@ export class History extends APIResource {
     return this.page('/history', params, options);
   }
 
-  retrieve(id: string, options?: RequestOptions): Promise<HistoryEntryWithRows> {
+  retrieve(id: string, options?: RequestOptions): APIPromise<HistoryEntryWithRows> {
     return this.requestData({ method: 'GET', path: `/history/${segment(id)}`, options });
   }
 
-  delete(id: string, options?: RequestOptions): Promise<void> {
+  delete(id: string, options?: RequestOptions): APIPromise<void> {
     return this.noContent({ method: 'DELETE', path: `/history/${segment(id)}`, options });
   }
 }

@@ -1,3 +1,4 @@
+import type { APIPromise } from '../api-promise.js';
 import type { RequestOptions } from '../client.js';
 import type { Project } from '../models.js';
 import type { BodyOf, FiltersOf, Operation } from '../operations.js';
@@ -13,19 +14,19 @@ export class Projects extends APIResource {
     return this.page('/projects', params, options);
   }
 
-  create(params: ProjectCreateParams, options?: RequestOptions): Promise<Project> {
+  create(params: ProjectCreateParams, options?: RequestOptions): APIPromise<Project> {
     return this.requestData({ method: 'POST', path: '/projects', body: params, options });
   }
 
-  retrieve(id: string, options?: RequestOptions): Promise<Project> {
+  retrieve(id: string, options?: RequestOptions): APIPromise<Project> {
     return this.requestData({ method: 'GET', path: `/projects/${segment(id)}`, options });
   }
 
-  update(id: string, params: ProjectUpdateParams, options?: RequestOptions): Promise<Project> {
+  update(id: string, params: ProjectUpdateParams, options?: RequestOptions): APIPromise<Project> {
     return this.requestData({ method: 'PATCH', path: `/projects/${segment(id)}`, body: params, options });
   }
 
-  delete(id: string, options?: RequestOptions): Promise<void> {
+  delete(id: string, options?: RequestOptions): APIPromise<void> {
     return this.noContent({ method: 'DELETE', path: `/projects/${segment(id)}`, options });
   }
 }

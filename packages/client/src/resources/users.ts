@@ -1,3 +1,4 @@
+import type { APIPromise } from '../api-promise.js';
 import type { RequestOptions } from '../client.js';
 import type { InvitedUser, User } from '../models.js';
 import type { BodyOf, FiltersOf, Operation } from '../operations.js';
@@ -14,23 +15,23 @@ export class Users extends APIResource {
   }
 
   /** Invites someone by email; the answer's `inviteUrl` is where they set a password. */
-  invite(params: UserInviteParams, options?: RequestOptions): Promise<InvitedUser> {
+  invite(params: UserInviteParams, options?: RequestOptions): APIPromise<InvitedUser> {
     return this.requestData({ method: 'POST', path: '/users', body: params, options });
   }
 
-  retrieve(id: string, options?: RequestOptions): Promise<User> {
+  retrieve(id: string, options?: RequestOptions): APIPromise<User> {
     return this.requestData({ method: 'GET', path: `/users/${segment(id)}`, options });
   }
 
-  update(id: string, params: UserUpdateParams, options?: RequestOptions): Promise<User> {
+  update(id: string, params: UserUpdateParams, options?: RequestOptions): APIPromise<User> {
     return this.requestData({ method: 'PATCH', path: `/users/${segment(id)}`, body: params, options });
   }
 
-  activate(id: string, options?: RequestOptions): Promise<User> {
+  activate(id: string, options?: RequestOptions): APIPromise<User> {
     return this.requestData({ method: 'POST', path: `/users/${segment(id)}/activate`, options });
   }
 
-  deactivate(id: string, options?: RequestOptions): Promise<User> {
+  deactivate(id: string, options?: RequestOptions): APIPromise<User> {
     return this.requestData({ method: 'POST', path: `/users/${segment(id)}/deactivate`, options });
   }
 }

@@ -1,3 +1,4 @@
+import type { APIPromise } from '../api-promise.js';
 import type { RequestOptions } from '../client.js';
 import type { Webhook, WebhookDelivery, WebhookEvent, WebhookRecovery, WebhookWithSecret } from '../models.js';
 import type { BodyOf, FiltersOf, Operation } from '../operations.js';
@@ -16,12 +17,12 @@ export class Deliveries extends APIResource {
     return this.page(`/webhooks/${segment(webhookId)}/deliveries`, params, options);
   }
 
-  retrieve(webhookId: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDelivery> {
+  retrieve(webhookId: string, deliveryId: string, options?: RequestOptions): APIPromise<WebhookDelivery> {
     return this.requestData({ method: 'GET', path: `/webhooks/${segment(webhookId)}/deliveries/${segment(deliveryId)}`, options });
   }
 
   /** Sends the delivery again now. */
-  retry(webhookId: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDelivery> {
+  retry(webhookId: string, deliveryId: string, options?: RequestOptions): APIPromise<WebhookDelivery> {
     return this.requestData({ method: 'POST', path: `/webhooks/${segment(webhookId)}/deliveries/${segment(deliveryId)}/retry`, options });
   }
 }
@@ -34,29 +35,29 @@ export class Webhooks extends APIResource {
   }
 
   /** Registers an endpoint; the answer carries its signing `secret`, shown only this once. */
-  create(params: WebhookCreateParams, options?: RequestOptions): Promise<WebhookWithSecret> {
+  create(params: WebhookCreateParams, options?: RequestOptions): APIPromise<WebhookWithSecret> {
     return this.requestData({ method: 'POST', path: '/webhooks', body: params, options });
   }
 
-  retrieve(id: string, options?: RequestOptions): Promise<Webhook> {
+  retrieve(id: string, options?: RequestOptions): APIPromise<Webhook> {
     return this.requestData({ method: 'GET', path: `/webhooks/${segment(id)}`, options });
   }
 
-  update(id: string, params: WebhookUpdateParams, options?: RequestOptions): Promise<Webhook> {
+  update(id: string, params: WebhookUpdateParams, options?: RequestOptions): APIPromise<Webhook> {
     return this.requestData({ method: 'PATCH', path: `/webhooks/${segment(id)}`, body: params, options });
   }
 
-  delete(id: string, options?: RequestOptions): Promise<void> {
+  delete(id: string, options?: RequestOptions): APIPromise<void> {
     return this.noContent({ method: 'DELETE', path: `/webhooks/${segment(id)}`, options });
   }
 
   /** A new secret; the old one keeps signing beside it for 24 hours. */
-  rotateSecret(id: string, options?: RequestOptions): Promise<WebhookWithSecret> {
+  rotateSecret(id: string, options?: RequestOptions): APIPromise<WebhookWithSecret> {
     return this.requestData({ method: 'POST', path: `/webhooks/${segment(id)}/rotate-secret`, options });
   }
 
   /** Sends again the failed deliveries created since a time. */
-  recover(id: string, params: WebhookRecoverParams, options?: RequestOptions): Promise<WebhookRecovery> {
+  recover(id: string, params: WebhookRecoverParams, options?: RequestOptions): APIPromise<WebhookRecovery> {
     return this.requestData({ method: 'POST', path: `/webhooks/${segment(id)}/recover`, body: params, options });
   }
 

@@ -1,112 +1,222 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, type List, type Session } from '../api';
-import { Field, ListTable, Page, useAction, useLoad, when } from '../ui';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api';
+import { type Alert, type AlertChange, type AlertStatus, alertStatuses, type List, type OpenCounts, type Session, severities, type Severity, type User } from '../api-types';
+import { LiveBadge, useAlertStream } from '../live';
+import { followLink, navigate, useSearch } from '../router';
+import { Choice, Empty, ErrorNote, Field, Loading, type Option, optionsOf, Page, TableHead, useAction, useLoad, when } from '../ui';
 import { useProjects } from './projects';
 
-interface Alert {
-  id: string;
-  title: string;
-  severity: string;
-  status: 'active' | 'acknowledged' | 'resolved';
-  projectId: string;
-  assigneeId: string | null;
-  createdAt: string;
+const pageSize = 25;
+const filterNames = ['projectId', 'status', 'severity', 'assigneeId', 'q'] as const;
+type Filters = Record<(typeof filterNames)[number], string>;
+
+function filtersOf(search: string): Filters {
+  const params = new URLSearchParams(search);
+  return Object.fromEntries(filterNames.map((name) => [name, params.get(name) ?? ''])) as Filters;
 }
 
-const severities = ['critical', 'high', 'medium', 'low', 'info'];
-const statuses = ['active', 'acknowledged', 'resolved'];
-/** New alerts appear without a reload: the list is read again this often. */
-const pollEveryMs = 5000;
+const queryOf = (filters: Partial<Filters>, extra: Record<string, string> = {}): string =>
+  new URLSearchParams(Object.entries({ ...filters, ...extra }).filter(([, value]) => value)).toString();
 
-export function Alerts(props: { session: Session }) {
-  const [filters, setFilters] = useState({ projectId: '', status: '', severity: '' });
-  const query = new URLSearchParams(Object.entries({ limit: '100', ...filters }).filter(([, value]) => value)).toString();
-  const alerts = useLoad(() => api<List<Alert>>('GET', `alerts?${query}`), [query]);
-  const projects = useProjects();
-  const users = useLoad(() => api<List<{ id: string; email: string; status: string }>>('GET', 'users?status=active&limit=100'));
-  const { error, run } = useAction();
-  const canWork = props.session.user.role !== 'viewer';
-  useEffect(() => {
-    const timer = window.setInterval(alerts.reload, pollEveryMs);
-    return () => window.clearInterval(timer);
-  }, [alerts.reload]);
-  const act = (path: string, body: unknown = {}) =>
-    void run(async () => {
-      await api('POST', path, body);
-      alerts.reload();
-    });
-  const filter = (name: keyof typeof filters, options: { value: string; label: string }[], label: string) => (
-    <Field label={label}>
-      <select value={filters[name]} onChange={(e) => setFilters({ ...filters, [name]: e.currentTarget.value })}>
-        <option value="">All</option>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
+/** Whether a changed alert belongs in the list as filtered: what the server's filters would say. */
+function matches(alert: Alert, filters: Filters): boolean {
+  return (
+    (!filters.projectId || alert.projectId === filters.projectId) &&
+    (!filters.status || alert.status === filters.status) &&
+    (!filters.severity || alert.severity === filters.severity) &&
+    (!filters.assigneeId || alert.assigneeId === filters.assigneeId) &&
+    (!filters.q || alert.title.toLowerCase().includes(filters.q.toLowerCase()))
+  );
+}
+
+/** The active members, who can be assigned; every page that assigns reads them once. */
+export const useActiveUsers = () => useLoad(() => api<List<User>>('GET', 'users?status=active&limit=100'));
+
+/** Acknowledge, assign, resolve: the moves a member or admin makes on an alert, wherever it is shown. */
+export function AlertActions(props: { alert: Alert; users: User[] | undefined; onDone: (alert: Alert) => void; onError: (run: () => Promise<unknown>) => void }) {
+  const { alert } = props;
+  const act = (path: string, body: unknown = {}) => props.onError(async () => props.onDone((await api<{ data: Alert }>('POST', `alerts/${alert.id}/${path}`, body)).data));
+  if (alert.status === 'resolved') return null;
+  return (
+    <div class="row actions">
+      {alert.status === 'active' && (
+        <button type="button" class="secondary" onClick={() => act('acknowledge')}>
+          Acknowledge
+        </button>
+      )}
+      <select aria-label={`Assignee of ${alert.title}`} value={alert.assigneeId ?? ''} onChange={(e) => act('assign', { userId: e.currentTarget.value })}>
+        <option value="" disabled>
+          Assign to…
+        </option>
+        {props.users?.map((user) => (
+          <option key={user.id} value={user.id}>
+            {user.email}
           </option>
         ))}
       </select>
-    </Field>
+      <button type="button" class="secondary" onClick={() => act('resolve')}>
+        Resolve
+      </button>
+    </div>
+  );
+}
+
+export function SeverityBadge(props: { severity: Severity }) {
+  return <span class={`severity ${props.severity}`}>{props.severity}</span>;
+}
+
+export function StatusBadge(props: { status: AlertStatus }) {
+  return <span class={`status-badge ${props.status}`}>{props.status}</span>;
+}
+
+function OpenCountsBar(props: { counts: OpenCounts | undefined; selected: string; onSelect: (severity: string) => void }) {
+  return (
+    <ul class="counts" aria-label="Open alerts by severity">
+      {severities.map((severity) => (
+        <li key={severity}>
+          <button
+            type="button"
+            class={`count ${severity}`}
+            aria-pressed={props.selected === severity}
+            onClick={() => props.onSelect(props.selected === severity ? '' : severity)}
+          >
+            <strong>{props.counts?.[severity] ?? '–'}</strong> {severity}
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function Alerts(props: { session: Session }) {
+  const search = useSearch();
+  const filters = filtersOf(search);
+  const listQuery = queryOf(filters);
+  const [alerts, setAlerts] = useState<Alert[] | undefined>(undefined);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [loadError, setLoadError] = useState<string | undefined>(undefined);
+  const [titleSearch, setTitleSearch] = useState(filters.q);
+  const projects = useProjects();
+  const users = useActiveUsers();
+  const counts = useLoad(() => api<{ data: OpenCounts }>('GET', `alerts/open-counts?${queryOf({ projectId: filters.projectId })}`), [filters.projectId]);
+  const { error, run } = useAction();
+  const canWork = props.session.user.role !== 'viewer';
+  const latest = useRef(filters);
+  latest.current = filters;
+
+  const loadFirstPage = () =>
+    api<List<Alert>>('GET', `alerts?${queryOf(filters, { limit: String(pageSize) })}`).then(
+      (page) => {
+        setAlerts(page.data);
+        setCursor(page.meta.hasMore ? page.meta.nextCursor : null);
+        setLoadError(undefined);
+      },
+      (failure: unknown) => setLoadError(failure instanceof Error ? failure.message : String(failure)),
+    );
+  useEffect(() => {
+    setAlerts(undefined);
+    setTitleSearch(filters.q);
+    void loadFirstPage();
+  }, [listQuery]);
+
+  const loadMore = () =>
+    void run(async () => {
+      const page = await api<List<Alert>>('GET', `alerts?${queryOf(filters, { limit: String(pageSize), cursor: cursor ?? '' })}`);
+      setAlerts((shown) => [...(shown ?? []), ...page.data.filter((alert) => !shown?.some((one) => one.id === alert.id))]);
+      setCursor(page.meta.hasMore ? page.meta.nextCursor : null);
+    });
+
+  const changed = (change: AlertChange) => {
+    const alert = change.data;
+    const keep = change.event !== 'alert.deleted' && matches(alert, latest.current);
+    setAlerts((shown) => {
+      if (!shown) return shown;
+      const rest = shown.filter((one) => one.id !== alert.id);
+      if (!keep) return rest;
+      const known = shown.some((one) => one.id === alert.id);
+      if (known) return shown.map((one) => (one.id === alert.id ? alert : one));
+      return change.event === 'alert.created' ? [alert, ...rest] : shown;
+    });
+    counts.reload();
+  };
+  const live = useAlertStream(filters.projectId || undefined, changed, () => {
+    void loadFirstPage();
+    counts.reload();
+  });
+
+  const setFilter = (name: keyof Filters, value: string, options: { replace?: boolean } = {}) => {
+    const next = queryOf({ ...filters, [name]: value });
+    navigate(`/alerts${next ? `?${next}` : ''}`, options);
+  };
+  useEffect(() => {
+    if (titleSearch === filters.q) return;
+    const timer = window.setTimeout(() => setFilter('q', titleSearch.trim(), { replace: true }), 300);
+    return () => window.clearTimeout(timer);
+  }, [titleSearch]);
+
+  const select = (name: keyof Filters, label: string, options: Option[]) => (
+    <Choice label={label} value={filters[name]} options={options} none="All" onChange={(value) => setFilter(name, value)} />
   );
   const projectName = (id: string) => projects.value?.data.find((project) => project.id === id)?.name ?? id;
+  const userEmail = (id: string | null) => (id ? (users.value?.data.find((user) => user.id === id)?.email ?? id) : '—');
+  const replace = (alert: Alert) => setAlerts((shown) => shown?.map((one) => (one.id === alert.id ? alert : one)));
   return (
-    <Page title="Alerts" intro="New alerts appear here within seconds. Acknowledge what you are looking at, assign it, resolve it when fixed.">
-      <div class="row" role="search">
-        {filter('projectId', projects.value?.data.map((project) => ({ value: project.id, label: project.name })) ?? [], 'Project')}
-        {filter('status', statuses.map((value) => ({ value, label: value })), 'Status')}
-        {filter('severity', severities.map((value) => ({ value, label: value })), 'Severity')}
+    <Page title="Alerts" intro="What needs you now. Changes made anywhere show here within a second or two.">
+      <div class="page-tools">
+        <LiveBadge state={live} />
       </div>
-      <ListTable
-        rows={alerts.value?.data}
-        error={error ?? alerts.error}
-        empty="No alerts match. Alerts arrive through the API (POST /api/v1/alerts) or from your integrations; create a project first if you have none."
-        caption="Alerts, newest first"
-        columns={['Title', 'Severity', 'Status', 'Project', 'Created', 'Assignee']}
-        withActions={canWork}
-        live
-        cells={(alert) => (
-          <>
-            <td>{alert.title}</td>
-            <td>
-              <span class={`severity ${alert.severity}`}>{alert.severity}</span>
-            </td>
-            <td>{alert.status}</td>
-            <td>{projectName(alert.projectId)}</td>
-            <td>{when(alert.createdAt)}</td>
-            <td>
-              {canWork && alert.status !== 'resolved' ? (
-                <select aria-label={`Assignee of ${alert.title}`} value={alert.assigneeId ?? ''} onChange={(e) => act(`alerts/${alert.id}/assign`, { userId: e.currentTarget.value })}>
-                  <option value="" disabled>
-                    Nobody
-                  </option>
-                  {users.value?.data.map((user) => (
-                    <option key={user.id} value={user.id}>
-                      {user.email}
-                    </option>
-                  ))}
-                </select>
-              ) : (
-                (users.value?.data.find((user) => user.id === alert.assigneeId)?.email ?? '—')
-              )}
-            </td>
-            {canWork && (
-              <td>
-                <div class="row actions">
-                  {alert.status === 'active' && (
-                    <button type="button" class="secondary" onClick={() => act(`alerts/${alert.id}/acknowledge`)}>
-                      Acknowledge
-                    </button>
-                  )}
-                  {alert.status !== 'resolved' && (
-                    <button type="button" class="secondary" onClick={() => act(`alerts/${alert.id}/resolve`)}>
-                      Resolve
-                    </button>
-                  )}
-                </div>
-              </td>
-            )}
-          </>
-        )}
-      />
+      <OpenCountsBar counts={counts.value?.data} selected={filters.severity} onSelect={(severity) => setFilter('severity', severity)} />
+      <form class="row filters" role="search" aria-label="Filter alerts" onSubmit={(event) => event.preventDefault()}>
+        <Field label="Title contains">
+          <input type="search" value={titleSearch} maxLength={200} onInput={(e) => setTitleSearch(e.currentTarget.value)} />
+        </Field>
+        {select('projectId', 'Project', projects.value?.data.map((project) => ({ value: project.id, label: project.name })) ?? [])}
+        {select('status', 'Status', optionsOf(alertStatuses))}
+        {select('severity', 'Severity', optionsOf(severities))}
+        {select('assigneeId', 'Assignee', users.value?.data.map((user) => ({ value: user.id, label: user.email })) ?? [])}
+      </form>
+      <ErrorNote error={error ?? loadError} />
+      {!alerts && !loadError && <Loading />}
+      {alerts && alerts.length === 0 && (
+        <Empty>No alerts match. Alerts arrive through the API (POST /api/v1/alerts) or from your integrations; create a project first if you have none.</Empty>
+      )}
+      {alerts && alerts.length > 0 && (
+        <table class="cards" aria-live="polite">
+          <caption>Alerts, newest first</caption>
+          <TableHead columns={['Severity', 'Title', 'Status', 'Project', 'Created', 'Assignee']} withActions={canWork} />
+          <tbody>
+            {alerts.map((alert) => (
+              <tr key={alert.id} data-alert={alert.id}>
+                <td data-label="Severity">
+                  <SeverityBadge severity={alert.severity} />
+                </td>
+                <td data-label="Title" class="title-cell">
+                  <a href={`/alerts/${alert.id}`} onClick={(event) => followLink(event, `/alerts/${alert.id}`)}>
+                    {alert.title}
+                  </a>
+                  {(alert.occurrences ?? 1) > 1 && <span class="type"> · seen {alert.occurrences} times</span>}
+                </td>
+                <td data-label="Status">
+                  <StatusBadge status={alert.status} />
+                </td>
+                <td data-label="Project">{projectName(alert.projectId)}</td>
+                <td data-label="Created">{when(alert.createdAt)}</td>
+                <td data-label="Assignee">{userEmail(alert.assigneeId)}</td>
+                {canWork && (
+                  <td data-label="Actions">
+                    <AlertActions alert={alert} users={users.value?.data} onDone={replace} onError={(work) => void run(work)} />
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {cursor && (
+        <button type="button" class="secondary load-more" onClick={loadMore}>
+          Load more
+        </button>
+      )}
     </Page>
   );
 }

@@ -1,16 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type List } from '../api';
 import { Field, ListTable, Page, ShownOnce, useAction, useLoad, when } from '../ui';
-
-interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
+import { type ApiKey } from '../generated/api';
 
 export function ApiKeys() {
   const keys = useLoad(() => api<List<ApiKey>>('GET', 'api-keys?limit=100'));

@@ -2,14 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, type List, type Session } from '../api';
 import { Empty, ErrorNote, Field, Page, useAction, useLoad, when } from '../ui';
 import { ProjectSelect, useProjects } from './projects';
-
-interface HistoryEntry {
-  id: string;
-  question: string;
-  answer: string;
-  sql: string | null;
-  createdAt: string;
-}
+import { type HistoryEntry } from '../generated/api';
 
 export function Chat(props: { session: Session }) {
   const projects = useProjects();

@@ -2,18 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, type List, type Session } from '../api';
 import { Empty, ErrorNote, Field, Loading, Page, useAction, useLoad, when } from '../ui';
 import { ProjectSelect, useProjects } from './projects';
-
-interface Connection {
-  id: string;
-  name: string;
-  dbType: 'postgresql' | 'mysql';
-  host: string;
-  port: number;
-  database: string;
-  status: 'pending' | 'connected' | 'error';
-  lastError: string | null;
-  lastCheckedAt: string | null;
-}
+import { type Connection } from '../generated/api';
 
 const blank = { name: '', dbType: 'postgresql', host: '', port: '5432', database: '', username: '', password: '' };
 

@@ -1,25 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api';
-import { ErrorNote, Loading, useLoad, when } from '../ui';
+import type { Dashboard, DashboardData, EmbedToken } from '../api-types';
+import { currentTheme } from '../theme';
+import { ErrorNote, Loading, ScrollRegion, ShownOnce, useAction, useLoad, when } from '../ui';
 
-export interface Dashboard {
-  id: string;
-  projectId: string;
-  name: string;
-  description: string | null;
-  widgets: { id: string; title: string; kind: string }[];
-  createdAt: string;
-}
-
-export interface EmbedToken {
-  token: string;
-  expiresAt: string;
-}
-
-interface DashboardData {
-  refreshedAt: string;
-  widgets: { id: string; title: string; columns: string[]; rows: Record<string, unknown>[]; error: string | null }[];
-}
+type EmbedElement = HTMLElement & { refresh?: () => Promise<void> };
 
 /** Mints a short-lived embed token with the session (POST /embed/tokens: the API's own route and rules). */
 export const mintEmbedToken = async (dashboardId: string, expiresInSeconds: number) =>
@@ -40,25 +25,39 @@ function loadEmbedScript(): void {
 }
 
 /** The dashboard as customers see it: the same `<vigil-dashboard>` component, with a token minted by this session. */
-export function LiveDashboard(props: { dashboard: Dashboard }) {
+export function LiveDashboard(props: { dashboard: Dashboard; version?: number }) {
   const container = useRef<HTMLDivElement>(null);
+  const element = useRef<EmbedElement | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   useEffect(() => {
+    if (!props.version) return;
+    void element.current?.refresh?.();
+    // The embed API may answer from its short results cache (embedResultsMaxAgeMs, 2 s): read once
+    // more after it, so the preview always ends on the saved change.
+    const again = window.setTimeout(() => void element.current?.refresh?.(), 2500);
+    return () => window.clearTimeout(again);
+  }, [props.version]);
+  useEffect(() => {
     loadEmbedScript();
-    const element = document.createElement('vigil-dashboard');
-    element.setAttribute('dashboard', props.dashboard.id);
-    element.addEventListener('vigil-error', (event) => setError((event as CustomEvent<{ message: string }>).detail.message));
-    element.addEventListener('vigil-load', () => setError(undefined));
+    const embedded: EmbedElement = document.createElement('vigil-dashboard');
+    element.current = embedded;
+    embedded.setAttribute('dashboard', props.dashboard.id);
+    embedded.setAttribute('theme', currentTheme());
+    const themed = (event: Event) => embedded.setAttribute('theme', (event as CustomEvent<string>).detail);
+    window.addEventListener('vigil:theme', themed);
+    embedded.addEventListener('vigil-error', (event) => setError((event as CustomEvent<{ message: string }>).detail.message));
+    embedded.addEventListener('vigil-load', () => setError(undefined));
     const renew = () =>
       mintEmbedToken(props.dashboard.id, viewTokenSeconds).then(
-        (minted) => element.setAttribute('token', minted.token),
+        (minted) => embedded.setAttribute('token', minted.token),
         () => setError('A token to show this dashboard could not be made. Reload the page and try again.'),
       );
-    void renew().then(() => container.current?.append(element));
+    void renew().then(() => container.current?.append(embedded));
     const timer = setInterval(renew, renewEveryMs);
     return () => {
       clearInterval(timer);
-      element.remove();
+      window.removeEventListener('vigil:theme', themed);
+      embedded.remove();
     };
   }, [props.dashboard.id]);
   return (
@@ -81,7 +80,8 @@ export function WidgetTables(props: { dashboard: Dashboard }) {
     <div class="widget-tables">
       <p class="intro">As of {when(data.value.data.refreshedAt)}.</p>
       {data.value.data.widgets.map((widget) => (
-        <table key={widget.id}>
+        <ScrollRegion key={widget.id} label={widget.title}>
+        <table>
           <caption>{widget.title}</caption>
           <thead>
             <tr>
@@ -107,7 +107,38 @@ export function WidgetTables(props: { dashboard: Dashboard }) {
             ))}
           </tbody>
         </table>
+        </ScrollRegion>
       ))}
+    </div>
+  );
+}
+
+function snippetFor(dashboardId: string, token: string): string {
+  return `<script src="${window.location.origin}/embed/sdk.js" async></script>\n<vigil-dashboard token="${token}" dashboard="${dashboardId}"></vigil-dashboard>`;
+}
+
+/** The two tags a customer's page needs, with a one-hour token minted now. */
+export function EmbedPanel(props: { dashboard: Dashboard }) {
+  const [token, setToken] = useState<EmbedToken | undefined>(undefined);
+  const { error, busy, run } = useAction();
+  const mint = () => void run(async () => setToken(await mintEmbedToken(props.dashboard.id, 3600)));
+  return (
+    <div class="embed-panel">
+      <h3>Embed {props.dashboard.name}</h3>
+      <p class="intro">
+        Put these two tags into your page. The token below is valid for one hour; in production, mint one per page view on your backend (see docs/dashboards.md).
+      </p>
+      <button type="button" disabled={busy} onClick={mint}>
+        Mint a token and show the snippet
+      </button>
+      <ErrorNote error={error} />
+      {token && (
+        <ShownOnce
+          label={`The embed snippet (its token expires ${when(token.expiresAt)}).`}
+          value={snippetFor(props.dashboard.id, token.token)}
+          onDone={() => setToken(undefined)}
+        />
+      )}
     </div>
   );
 }

@@ -1,18 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, type List, upload } from '../api';
-import { Empty, ErrorNote, Loading, Page, useAction, useLoad, when } from '../ui';
+import { Empty, ErrorNote, Loading, Page, ScrollRegion, useAction, useLoad, when } from '../ui';
 import { ProjectSelect, useProjects } from './projects';
-
-interface Dataset {
-  id: string;
-  projectId: string;
-  name: string;
-  status: 'importing' | 'ready' | 'failed';
-  rowCount: number;
-  columns: { name: string; originalName: string; type: string }[];
-  createdAt: string;
-  error?: string | null;
-}
+import { type Dataset } from '../generated/api';
 
 function Preview(props: { dataset: Dataset }) {
   const rows = useLoad(() => api<{ data: Record<string, unknown>[] }>('GET', `datasets/${props.dataset.id}/rows?limit=20`), [props.dataset.id]);
@@ -101,6 +91,7 @@ export function Datasets() {
       {!datasets.value && !datasets.error && <Loading />}
       {datasets.value && datasets.value.data.length === 0 && <Empty>No datasets yet. Choose a project and upload a CSV or Excel file above.</Empty>}
       {datasets.value && datasets.value.data.length > 0 && (
+        <ScrollRegion label="Datasets">
         <table>
           <caption>Datasets</caption>
           <thead>
@@ -128,6 +119,7 @@ export function Datasets() {
             ))}
           </tbody>
         </table>
+        </ScrollRegion>
       )}
       {shown && shown.status === 'ready' && <Preview dataset={shown} />}
     </Page>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type List, type Session } from '../api';
-import { Empty, ErrorNote, Field, Loading, Page, useAction, useLoad, when } from '../ui';
+import { Empty, ErrorNote, Field, Loading, Page, ScrollRegion, useAction, useLoad, when } from '../ui';
 
 interface Export {
   id: string;
@@ -56,6 +56,7 @@ export function Exports(props: { session: Session }) {
       {!exports.value && !exports.error && <Loading />}
       {exports.value && exports.value.data.length === 0 && <Empty>No exports yet. Start one above; it is ready to download in a few seconds.</Empty>}
       {exports.value && exports.value.data.length > 0 && (
+        <ScrollRegion label="Exports">
         <table>
           <caption>Exports</caption>
           <thead>
@@ -79,6 +80,7 @@ export function Exports(props: { session: Session }) {
             ))}
           </tbody>
         </table>
+        </ScrollRegion>
       )}
     </Page>
   );

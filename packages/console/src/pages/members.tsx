@@ -1,17 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type List, type Session } from '../api';
 import { Field, ListTable, Page, ShownOnce, useAction, useLoad, when } from '../ui';
-
-interface User {
-  id: string;
-  email: string;
-  name: string | null;
-  role: Session['user']['role'];
-  status: 'invited' | 'active' | 'deactivated';
-  createdAt: string;
-}
-
-const roles = ['admin', 'member', 'viewer'] as const;
+import { type User, userRoles as roles } from '../generated/api';
 
 export function Members(props: { session: Session }) {
   const isAdmin = props.session.user.role === 'admin';

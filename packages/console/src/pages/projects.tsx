@@ -1,14 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api, type List, type Session } from '../api';
+import { api } from '../api';
+import type { List, Project, Session } from '../api-types';
 import { Field, ListTable, Page, useAction, useLoad, when } from '../ui';
-
-export interface Project {
-  id: string;
-  name: string;
-  area: string | null;
-  description: string | null;
-  createdAt: string;
-}
 
 export const useProjects = () => useLoad(() => api<List<Project>>('GET', 'projects?limit=100'));
 

@@ -1,16 +1,8 @@
 import { api } from '../api';
 import { ErrorNote, Loading, Page, useLoad } from '../ui';
+import { type Usage } from '../generated/api';
 
-type Counts = { apiRequests: number; aiQuestions: number; tokens: number; exports: number };
-
-interface Usage {
-  plan: string;
-  period: { start: string; end: string };
-  totals: Counts & { datasetsCreated: number; rowsImported: number };
-  stored: { datasets: number; rows: number; bytes: number };
-  days: (Counts & { date: string })[];
-  limits: { aiQuestionsPerMonth: number | null; tokensPerMonth: number | null; exportsPerMonth: number | null; datasets: number | null; rowsStored: number | null };
-}
+type Counts = Pick<Usage['totals'], 'apiRequests' | 'aiQuestions' | 'tokens' | 'exports'>;
 
 /** One measure per day as bars, with the month's total against the plan's limit. */
 function DailyChart(props: { title: string; days: Usage['days']; measure: keyof Counts; total: number; limit: number | null }) {

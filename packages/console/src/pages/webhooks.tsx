@@ -1,24 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api, type List, type Session } from '../api';
-import { Empty, ErrorNote, Field, Loading, Page, ShownOnce, useAction, useLoad, when } from '../ui';
-
-interface Webhook {
-  id: string;
-  name: string;
-  url: string;
-  events: string[];
-  isActive: boolean;
-  disabledReason: string | null;
-}
-
-interface Delivery {
-  id: string;
-  event: string;
-  status: 'pending' | 'delivered' | 'failed';
-  createdAt: string;
-  nextAttemptAt: string | null;
-  attempts: { number: number; trigger: string; startedAt: string; durationMs: number; httpStatus: number | null; error: string | null; errorDetail: string | null; responseBody: string | null }[];
-}
+import { api } from '../api';
+import type { Delivery, DeliveryAttempt, DeliveryStatus, List, Session, Webhook } from '../api-types';
+import { Choice, Empty, ErrorNote, Field, Loading, optionsOf, Page, ShownOnce, useAction, useLoad, when } from '../ui';
 
 /** The event names, read from the API's own schema for POST /webhooks (one list, kept by the server). */
 async function eventNames(): Promise<string[]> {
@@ -27,8 +10,42 @@ async function eventNames(): Promise<string[]> {
   return schema.properties.events.items.enum as string[];
 }
 
+const deliveryStatuses: DeliveryStatus[] = ['pending', 'delivered', 'failed'];
+
+function Attempt(props: { attempt: DeliveryAttempt; body: string }) {
+  const { attempt } = props;
+  const headers = attempt.requestHeaders;
+  return (
+    <li class="attempt" data-attempt={attempt.number}>
+      <p>
+        <strong>
+          Attempt {attempt.number} ({attempt.trigger})
+        </strong>{' '}
+        · {when(attempt.startedAt)} · <span class={attempt.httpStatus && attempt.httpStatus < 300 ? 'status delivered' : 'status failed'}>{attempt.httpStatus ?? attempt.error}</span> · {attempt.durationMs} ms
+        {attempt.errorDetail && <span class="type"> · {attempt.errorDetail}</span>}
+      </p>
+      <details>
+        <summary>Request and response of attempt {attempt.number}</summary>
+        <h4>Request headers</h4>
+        {headers ? (
+          <pre tabIndex={0} data-part="request-headers">{Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n')}</pre>
+        ) : (
+          <p class="type">Not recorded for this attempt.</p>
+        )}
+        <h4>Request body (JSON, formatted for reading)</h4>
+        <pre tabIndex={0} data-part="request-body">{props.body}</pre>
+        <h4>Response body (first 4 KiB)</h4>
+        <pre tabIndex={0} data-part="response-body">{attempt.responseBody ?? (attempt.error ? `No response: ${attempt.error}` : '(empty)')}</pre>
+      </details>
+    </li>
+  );
+}
+
 function Deliveries(props: { webhook: Webhook; canManage: boolean }) {
-  const deliveries = useLoad(() => api<List<Delivery>>('GET', `webhooks/${props.webhook.id}/deliveries?limit=50`), [props.webhook.id]);
+  const [status, setStatus] = useState('');
+  const [event, setEvent] = useState('');
+  const query = new URLSearchParams(Object.entries({ limit: '50', status, event }).filter(([, value]) => value)).toString();
+  const deliveries = useLoad(() => api<List<Delivery>>('GET', `webhooks/${props.webhook.id}/deliveries?${query}`), [props.webhook.id, query]);
   const { error, run } = useAction();
   const retry = (delivery: Delivery) =>
     void run(async () => {
@@ -38,52 +55,31 @@ function Deliveries(props: { webhook: Webhook; canManage: boolean }) {
   return (
     <div class="deliveries">
       <h3>Delivery history of {props.webhook.name}</h3>
-      <button type="button" class="secondary" onClick={deliveries.reload}>
-        Refresh
-      </button>
+      <div class="row" role="search" aria-label={`Filter deliveries of ${props.webhook.name}`}>
+        <Choice label="Delivery status" value={status} options={optionsOf(deliveryStatuses)} none="All" onChange={setStatus} />
+        <Choice label="Event" value={event} options={optionsOf(props.webhook.events)} none="All" onChange={setEvent} />
+        <button type="button" class="secondary" onClick={deliveries.reload}>
+          Refresh
+        </button>
+      </div>
       <ErrorNote error={error ?? deliveries.error} />
-      {deliveries.value && deliveries.value.data.length === 0 && <Empty>No deliveries yet. They appear here when one of the subscribed events happens.</Empty>}
+      {deliveries.value && deliveries.value.data.length === 0 && <Empty>No deliveries match. They appear here when one of the subscribed events happens.</Empty>}
       {deliveries.value?.data.map((delivery) => (
         <article key={delivery.id} class="delivery" aria-label={`Delivery ${delivery.id}`}>
           <p>
             <strong>{delivery.event}</strong> · <span class={`status ${delivery.status}`}>{delivery.status}</span> · {when(delivery.createdAt)}
-            {delivery.nextAttemptAt && <> · next attempt {when(delivery.nextAttemptAt)}</>}
-            {props.canManage && (
-              <button type="button" class="secondary" onClick={() => retry(delivery)}>
-                Retry now
-              </button>
-            )}
+            {delivery.nextAttemptAt && <> · next attempt {when(delivery.nextAttemptAt)}</>} · <code>{delivery.id}</code>
           </p>
-          <table>
-            <caption class="visually-hidden">Attempts of {delivery.id}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Attempt</th>
-                <th scope="col">When</th>
-                <th scope="col">Result</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Response</th>
-              </tr>
-            </thead>
-            <tbody>
-              {delivery.attempts.map((attempt) => (
-                <tr key={attempt.number} class="attempt">
-                  <td>
-                    {attempt.number} ({attempt.trigger})
-                  </td>
-                  <td>{when(attempt.startedAt)}</td>
-                  <td>
-                    {attempt.httpStatus ?? attempt.error}
-                    {attempt.errorDetail && <div class="type">{attempt.errorDetail}</div>}
-                  </td>
-                  <td>{attempt.durationMs} ms</td>
-                  <td>
-                    <code>{(attempt.responseBody ?? '').slice(0, 120)}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          {props.canManage && (
+            <button type="button" class="secondary" onClick={() => retry(delivery)}>
+              Resend now
+            </button>
+          )}
+          <ol class="attempts">
+            {delivery.attempts.map((attempt) => (
+              <Attempt key={attempt.number} attempt={attempt} body={JSON.stringify(delivery.payload, null, 2)} />
+            ))}
+          </ol>
         </article>
       ))}
     </div>

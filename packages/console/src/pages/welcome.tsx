@@ -1,13 +1,14 @@
 import { useState } from 'preact/hooks';
 import { api, type Session } from '../api';
 import { ErrorNote, Field, Loading, useAction, useLoad } from '../ui';
+import { type LinkDetails, passwordLength } from '../generated/api';
 
 const tokenOfLink = (): string => new URLSearchParams(window.location.hash.slice(1)).get('token') ?? '';
 
 /** Where an invitation (or reset) link lands: set a password, and you are signed in. */
 export function Welcome(props: { onSignedIn: (session: Session) => void }) {
   const [token] = useState(tokenOfLink);
-  const link = useLoad(() => api<{ data: { email: string; orgName: string } }>('POST', 'session/link', { token }));
+  const link = useLoad(() => api<{ data: LinkDetails }>('POST', 'session/link', { token }));
   const [password, setPassword] = useState('');
   const [repeated, setRepeated] = useState('');
   const { error, busy, run } = useAction();
@@ -29,8 +30,8 @@ export function Welcome(props: { onSignedIn: (session: Session) => void }) {
           <p>
             Set a password for <strong>{link.value.data.email}</strong> in {link.value.data.orgName}.
           </p>
-          <Field label="New password (at least 10 characters)">
-            <input type="password" autocomplete="new-password" minLength={10} required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+          <Field label={`New password (at least ${passwordLength.min} characters)`}>
+            <input type="password" autocomplete="new-password" minLength={passwordLength.min} maxLength={passwordLength.max} required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
           </Field>
           <Field label="Repeat the password">
             <input type="password" autocomplete="new-password" required value={repeated} onInput={(e) => setRepeated(e.currentTarget.value)} />

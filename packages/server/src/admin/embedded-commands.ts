@@ -4,6 +4,7 @@ import { connectDb } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { backupEmbedded, restoreEmbedded } from './embedded-backup.js';
 import { requireEmbeddedAtRest } from './embedded-at-rest.js';
+import { markMovedToPostgres } from './moved-to-postgres.js';
 import { type CopiedTable, copyEmbeddedToPostgres } from './migrate-to-postgres.js';
 
 /** Commands on the embedded installation's files themselves: never handed to a running server. */
@@ -34,7 +35,7 @@ function copyReport(dataDir: string, target: string, tables: CopiedTable[], secr
   return [
     `Copied the embedded database in ${dataDir} into ${target}; every table has the same number of rows on both sides:`,
     ...tables.map((table) => `  ${table.name.padEnd(width)}  ${table.rows}`),
-    'Next: start Vigil on PostgreSQL (the embedded files are no longer used) with',
+    'Next: start Vigil on PostgreSQL with the settings below (a start on the embedded files now refuses, unless VIGIL_IGNORE_MOVED_TO_POSTGRES=true)',
     `  DATABASE_URL=${target}   (the URL given to --to, with its password)`,
     secretKeyFile
       ? `  VIGIL_SECRET_KEY="$(cat ${secretKeyFile})"   (the same key: it unseals the stored credentials and webhook secrets)`
@@ -66,6 +67,7 @@ export async function runEmbeddedCommand(config: Config, command: EmbeddedComman
         await migrate(source);
         const tables = await copyEmbeddedToPostgres(source, command.to);
         const target = withoutPassword(command.to);
+        await markMovedToPostgres(dataDir, target, new Date());
         const secretKeyFile = config.secretKey ? undefined : path.join(dataDir, 'secret.key');
         return { result: { target, tables, secretKeyFile: secretKeyFile ?? null }, text: copyReport(dataDir, target, tables, secretKeyFile) };
       } finally {

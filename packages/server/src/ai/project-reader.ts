@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { ProjectSqlConfig } from '../config.js';
 import type { Db, Queryable } from '../db/connect.js';
-import { projectSchemaName } from '../platform/project-schema.js';
+import { lockProjectSchemaSql, projectSchemaName } from '../platform/project-schema.js';
 import { ConcurrencyLimit } from '../platform/concurrency-limit.js';
 import { StatementStopped } from '../db/embedded-thread.js';
 import type { Clock } from '../platform/clock.js';
@@ -83,8 +83,8 @@ export class ProjectReaders {
     if (keys.every((key) => this.granted.has(key))) return;
     const schema = projectSchemaName(projectId);
     const role = projectReaderRole(projectId);
-    await this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [role]);
+    const granted = await this.db.transaction(async (tx) => {
+      await tx.query(lockProjectSchemaSql(schema));
       const [{ main }] = await tx.query<{ main: string }>('SELECT current_schema() AS main');
       await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`);
       await createRoleOnce(tx, role);
@@ -94,10 +94,16 @@ export class ProjectReaders {
          SELECT ${alertViewColumns.join(', ')} FROM ${quoted(main, 'alerts')}
          WHERE org_id = ${pg.escapeLiteral(orgId)} AND project_id = ${pg.escapeLiteral(projectId)}`,
       );
-      const list = wanted.map(({ table }) => quoted(schema, table)).join(', ');
+      // A dataset deleted since the caller listed it has no table left to grant.
+      const existing = await tx.query<{ table: string }>(
+        `SELECT "table" FROM unnest($1::text[]) AS t("table") WHERE to_regclass(quote_ident($2) || '.' || quote_ident("table")) IS NOT NULL`,
+        [wanted.map(({ table }) => table), schema],
+      );
+      const list = existing.map(({ table }) => quoted(schema, table)).join(', ');
       await tx.exec(`GRANT SELECT ON ${list} TO ${pg.escapeIdentifier(role)}`);
+      return new Set(existing.map(({ table }) => table));
     });
-    for (const key of keys) this.granted.add(key);
+    for (const [index, key] of keys.entries()) if (granted.has(wanted[index].table)) this.granted.add(key);
   }
 
   /**
@@ -144,6 +150,7 @@ export class ProjectReaders {
 
 /** For a deleted project: the role is cluster-wide and would outlive the project's schema. */
 export async function dropProjectReader(db: Queryable, projectId: string): Promise<void> {
+  await db.query(lockProjectSchemaSql(projectSchemaName(projectId)));
   const role = projectReaderRole(projectId);
   const [exists] = await db.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
   if (exists) await db.exec(`DROP OWNED BY ${pg.escapeIdentifier(role)}; DROP ROLE ${pg.escapeIdentifier(role)}`);

@@ -3,6 +3,7 @@ import { StatementStopped } from '../db/embedded-thread.js';
 import { DatabaseUnavailable } from '../db/unavailable.js';
 import { NoTurnInTime } from '../platform/concurrency-limit.js';
 import type { ProjectReaders } from './project-reader.js';
+import { withNumericValues } from './numeric-columns.js';
 import { ProjectSqlPaused, stoppedSqlCooldownMs } from './stopped-sql-cooldown.js';
 import { guardSql } from './sql-guard.js';
 
@@ -128,7 +129,10 @@ export async function runModelSql(
   if (!guarded.ok) return { ok: false, error: `Refused: ${guarded.reason}` };
   try {
     const { rows, truncated } = await readers.read(projectId, limits.statementTimeoutMs, async (tx) => {
-      const read = () => readCapped(tx, guarded.statement, limits.rowCap);
+      const read = async () => {
+        const result = await readCapped(tx, guarded.statement, limits.rowCap);
+        return { ...result, rows: await withNumericValues(tx, guarded.statement, result.rows) };
+      };
       const plan = await planOf(tx, guarded.statement, limits.rowCap);
       const columns = plan.Output?.length ?? 0;
       if (columns > maxResultColumns) {

@@ -3,6 +3,7 @@ import { type ColumnType, type DatasetColumn, conversionSql, inferType, sqlTypeO
 import { CopyBatcher, copyField } from './copy-batcher.js';
 import { badFile } from './file-problems.js';
 import { columnIdentifiers, quoteIdentifier } from './identifiers.js';
+import { lockProjectSchemaSql } from '../platform/project-schema.js';
 import { type SourceKind, type TableRecord, locate } from './table-record.js';
 
 export const maxColumns = 500;
@@ -138,6 +139,9 @@ export async function ingest(source: IngestSource, target: IngestTarget): Promis
   }
 }
 
+/** Types whose stored values are digits, signs, dots, letters and dashes only: nothing COPY would need escaped. */
+const plainTypes: ReadonlySet<ColumnType> = new Set(['integer', 'numeric', 'boolean', 'date']);
+
 class RowLoader {
   rowCount = 0;
   private readonly batcher: CopyBatcher;
@@ -169,7 +173,7 @@ class RowLoader {
         }
         let stored = storedValue(raw, columns[index].type);
         if (stored === undefined) stored = await this.widen(index, raw, record.rowNumber);
-        fields.push(copyField(stored));
+        fields.push(plainTypes.has(columns[index].type) ? stored : copyField(stored));
       }
       this.batcher.add(fields);
     }
@@ -197,12 +201,12 @@ class RowLoader {
 /** Creates the project's schema; two first datasets arriving together may race, which is harmless. */
 export async function createSchema(db: Queryable, schema: string): Promise<void> {
   try {
-    await db.exec(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
+    await db.exec(`${lockProjectSchemaSql(schema)}; CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
   } catch (error) {
     if (!['23505', '42P06'].includes((error as { code?: string }).code ?? '')) throw error;
   }
 }
 
 export async function dropTable(db: Queryable, schema: string, table: string): Promise<void> {
-  await db.exec(`DROP TABLE IF EXISTS ${quoteIdentifier(schema)}.${quoteIdentifier(table)}`);
+  await db.exec(`${lockProjectSchemaSql(schema)}; DROP TABLE IF EXISTS ${quoteIdentifier(schema)}.${quoteIdentifier(table)}`);
 }

@@ -93,7 +93,9 @@ class PostgresDb implements Db {
       return result;
     } catch (error) {
       failure = error;
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A connection that failed is destroyed by release(), which ends its transaction on the server;
+      // a ROLLBACK sent on it would wait a whole statement timeout more on a frozen server.
+      if (!(error instanceof DatabaseUnavailable)) await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
       release(client, failure);

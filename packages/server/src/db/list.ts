@@ -8,6 +8,8 @@ export interface PageSelect {
   orgId: string;
   /** Equality filters; undefined values are left out. Keys are column names from code. */
   where?: Record<string, unknown>;
+  /** A case-insensitive substring filter on one text column (a column name from code); left out when `text` is undefined. */
+  contains?: { column: string; text: string | undefined };
   window: PageWindow;
 }
 
@@ -19,6 +21,10 @@ export function selectPage<Row>(db: Queryable, select: PageSelect): Promise<Row[
     if (value === undefined) continue;
     params.push(value);
     conditions.push(`${columnName(column)} = $${params.length}`);
+  }
+  if (select.contains?.text !== undefined) {
+    params.push(select.contains.text.toLowerCase());
+    conditions.push(`strpos(lower(${columnName(select.contains.column)}), $${params.length}) > 0`);
   }
   if (select.window.beforeId !== undefined) {
     params.push(select.window.beforeId);

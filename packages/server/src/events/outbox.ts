@@ -24,15 +24,18 @@ export async function recordEvent<E extends EventName>(
   orgId: string,
   event: E,
   data: EventData<E>,
+  /** Who caused it (a user's id for a console session, a key's id for an API key), when known. */
+  actorId: string | null = null,
 ): Promise<RecordedEvent<E>> {
   const at = clock.now();
   const id = newId('event', at.getTime());
-  await tx.query('INSERT INTO events (id, org_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5)', [
+  await tx.query('INSERT INTO events (id, org_id, type, data, created_at, actor_id) VALUES ($1, $2, $3, $4, $5, $6)', [
     id,
     orgId,
     event,
     data,
     at,
+    actorId,
   ]);
   await fanOutEvent(tx, { id, orgId, event, at });
   const recorded = { id, orgId, event, timestamp: at.toISOString(), data };

@@ -35,6 +35,7 @@ export const resolvers = {
         projectId: (filter.projectId as string | null | undefined) ?? undefined,
         status: lowerOrUndefined<Alert['status']>(filter.status as string | null | undefined),
         severity: lowerOrUndefined<Alert['severity']>(filter.severity as string | null | undefined),
+        dedupKey: (filter.dedupKey as string | null | undefined) ?? undefined,
       };
       return (await services.alerts.list(caller.orgId, filters, page(args))).data;
     },

@@ -16,6 +16,7 @@ const namespaces: Record<string, string> = {
   exports: 'Alerts, query history and datasets as CSV, JSON or Excel files.',
   dashboards: "Charts and tables over a project's alerts and datasets, each widget a structured query or a guarded SELECT.",
   embed: 'Short-lived tokens that let another site show one dashboard, and the origins allowed to embed.',
+  integrations: 'Alerts from other monitoring systems in their own formats: Prometheus Alertmanager.',
   apiKeys: "The organization's API keys; managed by admins signed in to the console, never with an API key.",
 };
 
@@ -31,6 +32,10 @@ const headers = {
   'X-Request-Id': header('Identifies this request in the logs; the same as requestId in an error body.', { type: 'string' }),
   ...rateLimitHeaders,
   'Retry-After': header('Seconds to wait before trying again (at least 1).'),
+  'X-Should-Retry': header('On every error answer: `true` when sending the same request again may succeed (409 IDEMPOTENCY_IN_PROGRESS, 429, 5xx), `false` when it would get the same refusal.', {
+    type: 'string',
+    enum: ['true', 'false'],
+  }),
   [replayedHeader]: header('`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', {
     type: 'string',
     enum: ['true'],
@@ -69,7 +74,7 @@ function makeIdempotent(operation: Operation): void {
 /**
  * Completes what the routes generate with what holds for every operation: the response headers
  * (X-Request-Id on every response; X-RateLimit-* on every response past the key and plan checks;
- * Retry-After on 429), idempotent POSTs, the namespaces' tags, and the webhooks with their payload
+ * Retry-After on 429; X-Should-Retry on every error), idempotent POSTs, the namespaces' tags, and the webhooks with their payload
  * schemas.
  */
 function complete(document: Document): Document {
@@ -84,6 +89,7 @@ function complete(document: Document): Document {
           for (const name of Object.keys(rateLimitHeaders) as (keyof typeof rateLimitHeaders)[]) refs[name] = headerRef(name);
         }
         if (status === '429') refs['Retry-After'] = headerRef('Retry-After');
+        if (Number(status) >= 400) refs['X-Should-Retry'] = headerRef('X-Should-Retry');
         response.headers = { ...refs, ...response.headers };
       }
     }
@@ -112,8 +118,8 @@ export function openapiOptions(): SwaggerOptions {
           'Alerts and analytics, multi-tenant. Authenticate with an API key (`Authorization: Bearer svc_live_…`); ' +
           'errors are `{error, code, details?, requestId}`. See docs/api.md.',
       },
-      // Relative: the reference page's "Try it out" calls the host it was opened on (127.0.0.1,
-      // localhost or VIGIL_SITE_URL alike); a generated client is given its base URL.
+      // Relative: the document serves whichever host it was read from (127.0.0.1, localhost or
+      // VIGIL_SITE_URL alike); a generated client is given its base URL.
       servers: [{ url: '/', description: 'The server this document was read from' }],
       components: {
         securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: svc_live_ and 64 hex digits.' } },
@@ -124,7 +130,10 @@ export function openapiOptions(): SwaggerOptions {
     },
     // Shared schemas appear under components.schemas by their $id (Alert, Dataset, Error, …).
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    transform: ({ schema, url }) => ({ url, schema: schema?.response ? { ...schema, response: documentedResponses(schema) } : schema }),
+    transform: ({ schema, url, route }) => ({
+      url,
+      schema: schema?.response ? { ...schema, response: documentedResponses(schema, [route.method].flat()[0]) } : schema,
+    }),
     transformObject: (input) => ('openapiObject' in input ? (complete(input.openapiObject as Document) as typeof input.openapiObject) : input.swaggerObject),
   };
 }

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Billing, Deleted } from '../events/catalog.js';
-import { Alert } from '../modules/alerts/schema.js';
+import { Alert, OpenCounts, TimelineEntry } from '../modules/alerts/schema.js';
 import { ApiKey } from '../modules/api-keys/schema.js';
 import { AiResponse } from '../modules/chat/schema.js';
 import { Connection } from '../modules/connections/schema.js';
@@ -25,6 +25,8 @@ export const sharedSchemas: TSchema[] = [
   ListMeta,
   Project,
   Alert,
+  TimelineEntry,
+  OpenCounts,
   User,
   Webhook,
   WebhookWithSecret,

@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import { ApiError } from './errors.js';
 import { planRules, requestsPerMinute } from './plans.js';
 import type { RateLimiter } from './rate-limit.js';
+import { answerDecision, type HeaderSink, limitSession } from './session-rate-limit.js';
 
 /**
  * Who is calling: an API key acts as its organization; a console session acts as its user, with
@@ -41,14 +42,22 @@ export interface AuthOptions {
   clock: Clock;
   /** Console sessions; without it only API keys are accepted. */
   sessions?: SessionAuth;
+  /** Requests per minute per console session (VIGIL_SESSION_RATE_LIMIT). */
+  sessionRateLimit?: number;
 }
+
+/** The id an event records as who caused it: the person behind a session, or the API key. */
+export const actorOf = (caller: Caller): string => (caller.kind === 'session' ? caller.userId : caller.keyId);
 
 const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
 
 /** Node keeps the first of several Authorization headers; which key is meant is then a guess, so refuse. */
 function refuseRepeatedAuthorization(request: FastifyRequest): void {
-  const count = request.raw.rawHeaders.filter((name, index) => index % 2 === 0 && name.toLowerCase() === 'authorization').length;
-  if (count > 1) throw unauthorized('Send exactly one Authorization header.');
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let index = 0; index < raw.length; index += 2) {
+    if (raw[index].length === 13 && raw[index].toLowerCase() === 'authorization' && ++count > 1) throw unauthorized('Send exactly one Authorization header.');
+  }
 }
 
 function presentedKey(authorization: string | undefined): string {
@@ -57,11 +66,6 @@ function presentedKey(authorization: string | undefined): string {
   if (!match) throw unauthorized('The Authorization header must be "Bearer <API key>".');
   if (!isWellFormedApiKey(match[1])) throw unauthorized('That is not a valid API key.');
   return match[1];
-}
-
-/** Where the X-RateLimit-* headers go; a WebSocket connection has none. */
-export interface HeaderSink {
-  header(name: string, value: number): unknown;
 }
 
 /**
@@ -90,13 +94,7 @@ export async function authenticate(authorization: string | undefined, options: A
   const now = options.clock.now();
   const grant = await checkGrant(authorization, options, now);
   const decision = await options.limiter.take(grant.orgId, requestsPerMinute(grant.plan, grant.rateLimitPerMinute), now.getTime());
-  headers?.header('X-RateLimit-Limit', decision.limit);
-  headers?.header('X-RateLimit-Remaining', decision.remaining);
-  headers?.header('X-RateLimit-Reset', decision.resetAt);
-  if (!decision.allowed) {
-    headers?.header('Retry-After', decision.retryAfter);
-    throw new ApiError('RATE_LIMITED', `Rate limit of ${decision.limit} requests per minute exceeded.`);
-  }
+  answerDecision(decision, headers, `Rate limit of ${decision.limit} requests per minute exceeded.`);
   options.touchKey(grant.keyId, now);
   options.countRequest?.(grant.orgId, now);
   return { kind: 'apiKey', orgId: grant.orgId, keyId: grant.keyId, userId: null, role: null };
@@ -106,12 +104,16 @@ const readOnlyMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * The admission check of a console session: live (not revoked, not expired, its user active), and
- * on every state-changing request the session's CSRF token in `X-CSRF-Token`. No plan gate and no
- * rate limit: those belong to API keys, so the console works on every plan.
+ * on every state-changing request the session's CSRF token in `X-CSRF-Token`. No plan gate and not
+ * the organization's API limit, so the console works on every plan; a limit per session instead.
  */
-async function authenticateSession(request: FastifyRequest, reply: FastifyReply, token: string, sessions: SessionAuth): Promise<Caller> {
+async function authenticateSession(request: FastifyRequest, reply: FastifyReply, token: string, options: AuthOptions): Promise<Caller> {
+  const sessions = options.sessions!;
   const presented = await sessions.present(token);
   if (!presented) throw unauthorized('Your session has ended. Sign in again.');
+  if (options.sessionRateLimit !== undefined) {
+    await limitSession(options.limiter, presented.grant.sessionId, options.sessionRateLimit, options.clock.now().getTime(), reply);
+  }
   if (!readOnlyMethods.has(request.method)) {
     const csrf = request.headers['x-csrf-token'];
     if (typeof csrf !== 'string' || !sessions.csrfMatches(token, csrf)) {
@@ -124,6 +126,18 @@ async function authenticateSession(request: FastifyRequest, reply: FastifyReply,
 }
 
 /**
+ * The console's session token, when the request carries no API key. Cookies are parsed here, and
+ * only here (the cookie plugin runs with `hook: false`): a request with an API key pays nothing
+ * for them.
+ */
+function sessionTokenOf(request: FastifyRequest, sessions: SessionAuth | undefined): string | undefined {
+  const header = request.headers.cookie;
+  if (!sessions || request.headers.authorization !== undefined || header === undefined) return undefined;
+  request.cookies = request.server.parseCookie(header);
+  return request.cookies[sessions.cookieName];
+}
+
+/**
  * Authenticates every request of the context it is added to: an `Authorization: Bearer` API key,
  * or else the console's session cookie.
  */
@@ -131,9 +145,9 @@ export function requireApiKey(app: FastifyInstance, options: AuthOptions): void 
   app.decorateRequest('caller', null as unknown as never);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     refuseRepeatedAuthorization(request);
-    const sessionToken = options.sessions && !request.headers.authorization ? request.cookies[options.sessions.cookieName] : undefined;
+    const sessionToken = sessionTokenOf(request, options.sessions);
     request.caller = sessionToken
-      ? await authenticateSession(request, reply, sessionToken, options.sessions!)
+      ? await authenticateSession(request, reply, sessionToken, options)
       : await authenticate(request.headers.authorization, options, reply);
   });
 }

@@ -13,7 +13,8 @@ const answers: Record<string, { code: ErrorCode; error: string }> = {
     error: 'The request line and headers are larger than this server accepts (16 KiB): shorten the URL or the headers.',
   },
 };
-const malformed = { code: 'VALIDATION_ERROR' as const, error: 'The request is not valid HTTP.' };
+// 422 like any other malformed input (DESIGN §3.4), so one documented code covers it.
+const malformed = { code: 'VALIDATION_ERROR' as const, error: 'The request is not valid HTTP (a header with a byte HTTP forbids, or a malformed request line).' };
 
 /**
  * Fastify's `clientErrorHandler`: a request Node's parser refuses (headers too large, too slow,
@@ -24,7 +25,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
     const { code, error: message } = answers[error.code ?? ''] ?? malformed;
-    const status = code === 'VALIDATION_ERROR' ? 400 : statusOf[code];
+    const status = statusOf[code];
     const requestId = newId('request');
     const body = JSON.stringify({ error: message, code, requestId });
     socket.write(

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { databaseRetryAfterSeconds, DatabaseUnavailable } from '../db/unavailable.js';
 import { ApiError, RetryLater } from './errors.js';
+import { shouldRetry, shouldRetryHeader } from './retry-hint.js';
 import { invalidInput } from './validation.js';
 
 export interface ErrorBody {
@@ -61,7 +62,11 @@ export function errorBody(error: ApiError, request: FastifyRequest): ErrorBody {
 }
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
-  return reply.status(error.status).type('application/json; charset=utf-8').send(errorBody(error, request));
+  return reply
+    .status(error.status)
+    .header(shouldRetryHeader, shouldRetry(error))
+    .type('application/json; charset=utf-8')
+    .send(errorBody(error, request));
 }
 
 export function installErrorHandler(app: FastifyInstance): void {

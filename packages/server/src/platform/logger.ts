@@ -1,4 +1,4 @@
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 
 const secretFields = ['password', 'secret', 'apiKey', 'api_key', 'token', 'authorization', 'cookie'];
 
@@ -24,3 +24,14 @@ export function loggerOptions(level: string, stream?: NodeJS.WritableStream): Fa
 
 /** A request URL as logged: the embed iframe page carries its token in the query (`?token=…`), which never reaches the logs. */
 export const loggedUrl = (url: string): string => (url.includes('token=') ? url.replace(/([?&]token=)[^&#]*/g, '$1[redacted]') : url);
+
+/**
+ * The one line per request: answered (its status and milliseconds) or abandoned by the client
+ * before its answer (`aborted`; Fastify's abort hook has no reply to time it by).
+ */
+export function logRequest(request: FastifyRequest, outcome: { statusCode: number; ms: number } | { aborted: true }): void {
+  request.log.info({ method: request.method, url: loggedUrl(request.url), ip: request.ip, ...outcome }, 'request');
+}
+
+/** The outcome of an answered request, as `logRequest` takes it. */
+export const answered = (reply: FastifyReply) => ({ statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 });

@@ -41,7 +41,7 @@ export function metricsRoute(http: FastifyInstance, options: MetricsRouteOptions
       if (!sameSecret(presented, options.token)) {
         return sendError(reply, request, new ApiError('UNAUTHORIZED', 'Send the metrics token as Authorization: Bearer <VIGIL_METRICS_TOKEN>.'));
       }
-    } else if (!loopback.has(request.socket.remoteAddress ?? '')) {
+    } else if (!loopback.has(request.ip)) {
       return sendError(reply, request, new ApiError('FORBIDDEN', 'Metrics are served to loopback clients only unless VIGIL_METRICS_TOKEN is set.'));
     }
     for (const [state, count] of Object.entries(options.projectSql())) projectSqlStatements.set({ state }, count);

@@ -22,7 +22,8 @@ export const ListMeta = Type.Object(
 const itemOf = <T extends TSchema>(item: T) => (item.$id ? refTo(item) : item);
 
 export const listOf = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(itemOf(item)), meta: refTo(ListMeta) });
-export const single = <T extends TSchema>(item: T) => Type.Object({ data: itemOf(item) });
+/** One item in `{data}`; `description` says when a route answers it, where a route has several successes. */
+export const single = <T extends TSchema>(item: T, description?: string) => Type.Object({ data: itemOf(item) }, description ? { description } : {});
 
 export interface Page<T> {
   data: T[];

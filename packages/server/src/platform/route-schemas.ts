@@ -39,7 +39,7 @@ export function responses<S extends Record<number, TSchema>>(success: S, errors:
   return { ...success, ...described, '4xx': errorWith('A client error.'), '5xx': errorWith('A server error.') } as S;
 }
 
-export type ErrorStatus = 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 502 | 503;
+export type ErrorStatus = 401 | 403 | 404 | 408 | 409 | 413 | 415 | 422 | 429 | 431 | 500 | 502 | 503;
 
 /** The error body, documented with the reason for one status. */
 export const errorWith = (description: string) => Type.Ref(ErrorResponse.$id!, { description });

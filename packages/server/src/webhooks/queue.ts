@@ -174,7 +174,8 @@ export interface AttemptRecord {
   status: DeliveryStatus;
   nextAttemptAt: Date | null;
   scheduled: boolean;
-  outcome: AttemptOutcome;
+  /** What came back, and the request headers as sent (signatures included), for the delivery's history. */
+  outcome: AttemptOutcome & { requestHeaders?: Record<string, string> };
 }
 
 /**
@@ -188,8 +189,8 @@ export async function recordAttempts(db: Queryable, records: AttemptRecord[], no
   await db.query(
     `WITH input AS (
        SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::int[],
-                            $8::timestamptz[], $9::int[], $10::int[], $11::text[], $12::text[], $13::text[])
-         AS t(id, number, token, trigger, status, next_at, scheduled, started_at, duration_ms, http_status, error, error_detail, response_body)
+                            $8::timestamptz[], $9::int[], $10::int[], $11::text[], $12::text[], $13::text[], $15::text[])
+         AS t(id, number, token, trigger, status, next_at, scheduled, started_at, duration_ms, http_status, error, error_detail, response_body, request_headers)
      ), updated AS (
        UPDATE webhook_deliveries d SET
          scheduled_attempts = d.scheduled_attempts + i.scheduled,
@@ -209,7 +210,8 @@ export async function recordAttempts(db: Queryable, records: AttemptRecord[], no
        FROM input i WHERE d.id = i.id
      )
      UPDATE webhook_attempts a SET started_at = i.started_at, duration_ms = i.duration_ms, http_status = i.http_status,
-       error = i.error, error_detail = i.error_detail, response_body = i.response_body, lease_token = NULL, leased_until = NULL
+       error = i.error, error_detail = i.error_detail, response_body = i.response_body, request_headers = i.request_headers::jsonb,
+       lease_token = NULL, leased_until = NULL
      FROM input i WHERE a.delivery_id = i.id AND a.number = i.number`,
     [
       column((r) => r.deliveryId),
@@ -226,6 +228,7 @@ export async function recordAttempts(db: Queryable, records: AttemptRecord[], no
       column((r) => r.outcome.errorDetail),
       column((r) => r.outcome.responseBody),
       now,
+      column((r) => (r.outcome.requestHeaders ? JSON.stringify(r.outcome.requestHeaders) : null)),
     ],
   );
 }

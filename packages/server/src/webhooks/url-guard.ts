@@ -19,10 +19,18 @@ export class UrlRejectedError extends Error {
     message: string,
     /** True when the url is well formed but its host is an address Vigil refuses to call. */
     readonly blockedAddress = false,
+    /** True when the allow-private setting of development would accept it (a private host, or http:). */
+    readonly allowedWhenPrivate = blockedAddress,
   ) {
     super(message);
     this.name = 'UrlRejectedError';
   }
+}
+
+/** The refusal, and for what development allows the setting that allows it: a local receiver's author reads where to turn. */
+export function withDevelopmentHint(error: UrlRejectedError, setting: string): string {
+  if (!error.allowedWhenPrivate) return error.message;
+  return `${error.message}; for a target on this machine or a private network in development, start Vigil with ${setting}=true`;
 }
 
 /** Raised from inside a connection's DNS lookup, so the attempt records `blocked_address`. */
@@ -92,7 +100,7 @@ export function checkUrlForm(raw: string, allowPrivate: boolean): CheckedUrl {
     throw new UrlRejectedError('is not a valid absolute URL');
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
-    throw new UrlRejectedError(`must use https:, not ${url.protocol}`);
+    throw new UrlRejectedError(`must use https:, not ${url.protocol}`, false, url.protocol === 'http:');
   }
   if (url.username || url.password) throw new UrlRejectedError('must not contain a user name or password');
   const hostname = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();

@@ -20,7 +20,7 @@ import {
 } from './queue.js';
 import { ConcurrencyLimit } from '../platform/concurrency-limit.js';
 import { nextScheduledAttempt, retryAfterMs } from './schedule.js';
-import { type AttemptOutcome, WebhookSender } from './sender.js';
+import { WebhookSender } from './sender.js';
 import { countAttempt, countLostAttempts } from './attempt-metrics.js';
 import { deliveryHeaders } from './signer.js';
 
@@ -317,7 +317,7 @@ export class DeliveryWorker {
       });
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
+  private async attempt(delivery: ClaimedDelivery): Promise<AttemptRecord['outcome']> {
     const now = this.clock.now();
     const secrets = [this.secret(delivery.secretSealed)];
     if (delivery.previousSecretSealed && delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > now) {
@@ -328,11 +328,11 @@ export class DeliveryWorker {
     const headers = deliveryHeaders({ deliveryId: delivery.id, event: delivery.event, body, timestamp: Math.floor(now.getTime() / 1000), secrets });
     const outcome = await this.sender.send({ url: delivery.url, headers, body });
     countAttempt(outcome);
-    return outcome;
+    return { ...outcome, requestHeaders: headers };
   }
 
   /** The delivery's state after an attempt: delivered, the next scheduled attempt, or failed. */
-  private recordFor(delivery: ClaimedDelivery, token: string, number: number, outcome: AttemptOutcome): AttemptRecord {
+  private recordFor(delivery: ClaimedDelivery, token: string, number: number, outcome: AttemptRecord['outcome']): AttemptRecord {
     const base = { deliveryId: delivery.id, number, token, trigger: delivery.trigger, scheduled: delivery.trigger === 'scheduled', outcome };
     const succeeded = outcome.error === null && outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
     if (succeeded) return { ...base, status: 'delivered', nextAttemptAt: null };

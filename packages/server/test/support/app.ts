@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { buildApp, type App } from '../../src/app.js';
+import type { Db } from '../../src/db/connect.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { ManualClock, systemClock, type Clock } from '../../src/platform/clock.js';
 import type { ResolvedConfig } from '../../src/platform/context.js';
@@ -48,6 +49,8 @@ export interface TestAppOptions {
   limiter?: RateLimiter;
   config?: Partial<Config>;
   database?: Omit<TestDatabaseOptions, 'migrated'>;
+  /** What the app is given instead of the test database itself (a wrapper that watches it). */
+  wrapDb?: (db: Db) => Db;
 }
 
 export const testSecretKey = 'test-secret-key-0123456789abcdef0123456789';
@@ -67,7 +70,8 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     },
   });
   const limiter = options.limiter ?? new RateLimiter(new MemoryCounterStore());
-  const app = await buildApp({ config: testConfig(options.config), db: database.db, clock, limiter, logStream });
+  const db = options.wrapDb ? options.wrapDb(database.db) : database.db;
+  const app = await buildApp({ config: testConfig(options.config), db, clock, limiter, logStream });
   const address = await app.http.listen({ port: 0, host: '127.0.0.1' });
 
   return {

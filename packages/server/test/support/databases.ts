@@ -2,14 +2,17 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { connectDb, type Db } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
+import { needs } from './requirements.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
 export const postgresUrl = process.env.VIGIL_TEST_DATABASE_URL || undefined;
 export const redisUrl = process.env.VIGIL_TEST_REDIS_URL || undefined;
 
-/** Every database-backed suite runs on PGlite, and on PostgreSQL too when VIGIL_TEST_DATABASE_URL is set. */
-export const databaseKinds: DatabaseKind[] = postgresUrl ? ['pglite', 'postgres'] : ['pglite'];
+/** Every database-backed suite runs on PGlite, and on PostgreSQL too when VIGIL_TEST_DATABASE_URL is set (else the skip is reported). */
+export function databaseKinds(): DatabaseKind[] {
+  return needs('postgres', 'the PostgreSQL runs of its database-backed suites') ? ['pglite', 'postgres'] : ['pglite'];
+}
 
 export interface TestDatabase {
   db: Db;

@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 
-/** The fenced block that follows `<!-- example: name -->` in a page of docs/, so the tests run what the docs show. */
+/**
+ * The fenced block that follows `<!-- example: name -->` in a page of docs/ (or, given a path with a
+ * folder, any page of the repository), so the tests run what the docs show.
+ */
 export function docsExample(name: string, page = 'dashboards.md'): string {
-  const text = readFileSync(new URL(`../../../../docs/${page}`, import.meta.url), 'utf8');
+  const text = readFileSync(new URL(`../../../../${page.includes('/') ? page : `docs/${page}`}`, import.meta.url), 'utf8');
   const match = new RegExp(`<!-- example: ${name} -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``).exec(text);
-  if (!match) throw new Error(`docs/${page} has no example "${name}"`);
+  if (!match) throw new Error(`${page} has no example "${name}"`);
   return match[1];
 }
 

@@ -80,3 +80,36 @@ export function nextResults<T = Record<string, unknown>>(
     );
   });
 }
+
+export interface RawSocket {
+  socket: WebSocket;
+  /** Every message the server sent, parsed. */
+  messages: { id?: string; type: string; payload?: unknown }[];
+  /** 'ack' once the connection is accepted, or the close code of a refusal. */
+  accepted: Promise<'ack' | number>;
+  closed: Promise<number>;
+  subscribe(id: string, query: string): void;
+}
+
+/** The graphql-transport-ws protocol spoken by hand, for what a client library would not send (floods, huge messages). */
+export function rawSocket(baseUrl: string, connectionParams: Record<string, unknown>): RawSocket {
+  const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/api/graphql`, 'graphql-transport-ws');
+  const messages: RawSocket['messages'] = [];
+  const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+  const accepted = new Promise<'ack' | number>((resolve) => {
+    socket.on('message', (data: Buffer) => {
+      const message = JSON.parse(data.toString()) as RawSocket['messages'][number];
+      messages.push(message);
+      if (message.type === 'connection_ack') resolve('ack');
+    });
+    void closed.then(resolve);
+  });
+  socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: connectionParams })));
+  return {
+    socket,
+    messages,
+    accepted,
+    closed,
+    subscribe: (id, query) => socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query } })),
+  };
+}

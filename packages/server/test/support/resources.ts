@@ -26,6 +26,9 @@ export interface Alert {
   updatedAt: string;
   acknowledgedAt: string | null;
   resolvedAt: string | null;
+  dedupKey: string | null;
+  occurrences: number;
+  lastSeenAt: string;
 }
 
 export interface User {

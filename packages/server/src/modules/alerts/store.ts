@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/connect.js';
 import { isoOrNull, selectPage } from '../../db/list.js';
 import { updateOwnedRow } from '../../db/update.js';
 import type { PageWindow } from '../../platform/pagination.js';
-import type { Alert, AlertFilters, AlertStatus, CreateAlert, Severity } from './schema.js';
+import { type Alert, type AlertFilters, type AlertStatus, type CreateAlert, type OpenCounts, type Severity, severities, type TimelineEntry } from './schema.js';
 
 export interface AlertRow {
   id: string;
@@ -19,6 +19,15 @@ export interface AlertRow {
   updated_at: Date;
   acknowledged_at: Date | null;
   resolved_at: Date | null;
+  dedup_key: string | null;
+  occurrences: number;
+  last_seen_at: Date | null;
+}
+
+/** What a POST of an alert did: created it, or counted a repeat of the open alert with its dedupKey. */
+export interface RaisedAlert {
+  alert: Alert;
+  repeated: boolean;
 }
 
 export const toAlert = (row: AlertRow): Alert => ({
@@ -36,12 +45,25 @@ export const toAlert = (row: AlertRow): Alert => ({
   updatedAt: row.updated_at.toISOString(),
   acknowledgedAt: isoOrNull(row.acknowledged_at),
   resolvedAt: isoOrNull(row.resolved_at),
+  dedupKey: row.dedup_key,
+  occurrences: row.occurrences,
+  // Null only on rows a process of the previous version inserted during a rolling upgrade (migration 0800).
+  lastSeenAt: (row.last_seen_at ?? row.created_at).toISOString(),
 });
 
-export async function insertAlert(db: Queryable, orgId: string, id: string, input: CreateAlert, at: Date): Promise<Alert> {
+/**
+ * Inserts the alert, or, when its dedup key names an open alert of the project, counts a repeat of
+ * that one instead (occurrences + 1, last seen now) and returns it unchanged otherwise. One
+ * statement either way: the partial unique index of open keys (migration 0800) is the arbiter, so
+ * concurrent repeats wait for each other's row instead of racing to insert.
+ */
+export async function insertOrRepeatAlert(db: Queryable, orgId: string, id: string, input: CreateAlert, at: Date): Promise<RaisedAlert> {
   const [row] = await db.query<AlertRow>(
-    `INSERT INTO alerts (id, org_id, project_id, title, description, severity, status, area, value, threshold, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, $8, $9, $10, $10) RETURNING *`,
+    `INSERT INTO alerts (id, org_id, project_id, title, description, severity, status, area, value, threshold, dedup_key, created_at, updated_at, last_seen_at)
+     VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, $8, $9, $10, $11, $11, $11)
+     ON CONFLICT (project_id, dedup_key) WHERE dedup_key IS NOT NULL AND status IN ('active', 'acknowledged')
+     DO UPDATE SET occurrences = alerts.occurrences + 1, last_seen_at = EXCLUDED.last_seen_at, updated_at = EXCLUDED.updated_at
+     RETURNING *`,
     [
       id,
       orgId,
@@ -52,10 +74,22 @@ export async function insertAlert(db: Queryable, orgId: string, id: string, inpu
       input.area ?? null,
       input.value ?? null,
       input.threshold ?? null,
+      input.dedupKey ?? null,
       at,
     ],
   );
-  return toAlert(row);
+  return { alert: toAlert(row), repeated: row.id !== id };
+}
+
+/** Resolves the project's open alert with this dedup key, if there is one. */
+export async function resolveOpenAlert(db: Queryable, orgId: string, projectId: string, dedupKey: string, at: Date): Promise<Alert | undefined> {
+  const [row] = await db.query<AlertRow>(
+    `UPDATE alerts SET status = 'resolved', resolved_at = $4, updated_at = $4
+     WHERE project_id = $2 AND dedup_key = $3 AND status IN ('active', 'acknowledged') AND org_id = $1
+     RETURNING *`,
+    [orgId, projectId, dedupKey, at],
+  );
+  return row ? toAlert(row) : undefined;
 }
 
 export async function findAlert(db: Queryable, orgId: string, id: string, forUpdate = false): Promise<Alert | undefined> {
@@ -67,8 +101,8 @@ export async function findAlert(db: Queryable, orgId: string, id: string, forUpd
 }
 
 export async function listAlerts(db: Queryable, orgId: string, filters: AlertFilters, window: PageWindow): Promise<Alert[]> {
-  const where = { project_id: filters.projectId, status: filters.status, severity: filters.severity };
-  return (await selectPage<AlertRow>(db, { from: 'alerts', orgId, where, window })).map(toAlert);
+  const where = { project_id: filters.projectId, status: filters.status, severity: filters.severity, assignee_id: filters.assigneeId, dedup_key: filters.dedupKey };
+  return (await selectPage<AlertRow>(db, { from: 'alerts', orgId, where, contains: { column: 'title', text: filters.q }, window })).map(toAlert);
 }
 
 /**
@@ -79,7 +113,7 @@ export async function listAlertsOfProjects(
   db: Queryable,
   orgId: string,
   projectIds: readonly string[],
-  filters: Omit<AlertFilters, 'projectId'>,
+  filters: Omit<AlertFilters, 'projectId' | 'dedupKey'>,
   window: PageWindow,
 ): Promise<Alert[]> {
   const rows = await db.query<AlertRow>(
@@ -118,4 +152,48 @@ export async function updateAlert(db: Queryable, orgId: string, id: string, chan
 export async function deleteAlert(db: Queryable, orgId: string, id: string): Promise<Alert | undefined> {
   const [row] = await db.query<AlertRow>(`DELETE FROM alerts WHERE org_id = $1 AND id = $2 RETURNING *`, [orgId, id]);
   return row ? toAlert(row) : undefined;
+}
+
+interface EventRow {
+  id: string;
+  type: string;
+  created_at: Date;
+  actor_id: string | null;
+  assignee_id: string | null;
+  user_email: string | null;
+  user_name: string | null;
+  key_name: string | null;
+}
+
+function actorOf(row: EventRow): TimelineEntry['actor'] {
+  if (row.actor_id === null) return null;
+  if (row.key_name !== null) return { type: 'apiKey', id: row.actor_id, name: row.key_name };
+  return { type: 'user', id: row.actor_id, email: row.user_email, name: row.user_name };
+}
+
+/** The alert's recorded events, oldest first, each with who caused it (as they are named now). */
+export async function listAlertEvents(db: Queryable, orgId: string, alertId: string): Promise<TimelineEntry[]> {
+  const rows = await db.query<EventRow>(
+    `SELECT e.id, e.type, e.created_at, e.actor_id, e.data->>'assigneeId' AS assignee_id,
+            u.email AS user_email, u.name AS user_name, k.name AS key_name
+     FROM events e
+     LEFT JOIN users u ON u.org_id = e.org_id AND u.id = e.actor_id
+     LEFT JOIN api_keys k ON k.org_id = e.org_id AND k.id = e.actor_id
+     WHERE e.org_id = $1 AND e.type LIKE 'alert.%' AND e.data->>'id' = $2
+     ORDER BY e.id`,
+    [orgId, alertId],
+  );
+  return rows.map((row) => ({ eventId: row.id, event: row.type, at: row.created_at.toISOString(), actor: actorOf(row), assigneeId: row.assignee_id }));
+}
+
+export async function countOpenAlerts(db: Queryable, orgId: string, projectId: string | undefined): Promise<OpenCounts> {
+  const rows = await db.query<{ severity: Severity; count: string | number }>(
+    `SELECT severity, count(*) AS count FROM alerts
+     WHERE org_id = $1 AND status IN ('active', 'acknowledged') AND ($2::text IS NULL OR project_id = $2)
+     GROUP BY severity`,
+    [orgId, projectId ?? null],
+  );
+  const counts = Object.fromEntries(severities.map((severity) => [severity, 0])) as OpenCounts;
+  for (const row of rows) counts[row.severity] = Number(row.count);
+  return counts;
 }

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { ColumnType } from '../../data/column-types.js';
 import type { TableRecord } from '../../data/table-record.js';
-import { blockedReason, checkWebhookUrl, systemResolveAll, UrlRejectedError } from '../../webhooks/url-guard.js';
+import { blockedReason, checkWebhookUrl, systemResolveAll, UrlRejectedError, withDevelopmentHint } from '../../webhooks/url-guard.js';
 import { invalid } from '../../platform/errors.js';
 import type { DbType, SslMode } from './schema.js';
 
@@ -44,7 +44,7 @@ export async function checkHost(host: string, allowPrivate: boolean): Promise<vo
   try {
     await checkWebhookUrl(`https://${bracketed(host)}/`, { allowPrivate });
   } catch (error) {
-    if (error instanceof UrlRejectedError) throw invalid('host', error.message.replace(/^points to /, 'is '));
+    if (error instanceof UrlRejectedError) throw invalid('host', withDevelopmentHint(error, 'VIGIL_CONNECTIONS_ALLOW_PRIVATE').replace(/^points to /, 'is '));
     throw error;
   }
 }

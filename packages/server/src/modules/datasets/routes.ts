@@ -4,6 +4,7 @@ import multipart, { type MultipartFields } from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { badFile, tooLarge } from '../../data/file-problems.js';
+import { logRequest } from '../../platform/logger.js';
 import { operation } from '../../openapi/operation.js';
 import { PageQuery, listOf, single } from '../../platform/pagination.js';
 import { IdParams, NoContent, refTo, responses } from '../../platform/route-schemas.js';
@@ -111,6 +112,11 @@ export const datasetRoutes: FastifyPluginAsyncTypebox<{ datasets: DatasetService
   app.addContentTypeParser(rawUploadTypes, (request, payload, done) => done(null, rawBody(payload, request.raw)));
   app.addHook('onSend', async (request) => {
     if (!request.raw.complete) discardRest(request.raw, maxUploadBytes);
+  });
+  // An upload the client abandons is never answered, so the app's response hook never logs it.
+  app.addHook('onRequestAbort', (request, done) => {
+    logRequest(request, { aborted: true });
+    done();
   });
 
   app.post(

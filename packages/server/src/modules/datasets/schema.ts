@@ -64,8 +64,14 @@ export const UploadBody = {
         file: Type.String({ format: 'binary', description: 'The CSV or xlsx file. Option fields (name, sheet, types) go before it.' }),
       }),
     },
-    'text/csv': { schema: Type.String({ description: 'The CSV file itself, UTF-8; the delimiter is detected.' }) },
+    ...Object.fromEntries(
+      ['text/csv', 'text/plain', 'text/tab-separated-values', 'application/csv'].map((type) => [
+        type,
+        { schema: Type.String({ format: 'binary', description: 'The CSV (or TSV) file itself, UTF-8, sent as it is; the delimiter is detected.' }) },
+      ]),
+    ),
     [xlsxMediaType]: { schema: Type.String({ format: 'binary', description: 'The Excel workbook itself.' }) },
+    'application/octet-stream': { schema: Type.String({ format: 'binary', description: 'A CSV file or an Excel workbook, told apart by its first bytes.' }) },
   },
 };
 

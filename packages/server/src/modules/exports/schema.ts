@@ -55,7 +55,11 @@ export type CreateExport = Static<typeof CreateExport>;
 
 const mediaType = (contentType: string) => contentType.split(';')[0];
 
-/** The download's 200: one content entry per format (Fastify sends the file as a stream, unserialized). */
+/**
+ * The download's 200: one content entry per format (Fastify sends the file as a stream,
+ * unserialized). Each is a binary string, JSON included, so that generated clients hand over the
+ * file (a Blob or a stream) instead of parsing a CSV as JSON.
+ */
 export const ExportFile = Type.Unsafe<unknown>({
   description: "The export's file, in its format.",
   headers: {
@@ -65,9 +69,9 @@ export const ExportFile = Type.Unsafe<unknown>({
     }),
   },
   content: {
-    [mediaType(contentTypeOf.csv)]: { schema: Type.String({ description: 'CSV, UTF-8, a header row first.' }) },
+    [mediaType(contentTypeOf.csv)]: { schema: Type.String({ format: 'binary', description: 'CSV, UTF-8, a header row first.' }) },
     [mediaType(contentTypeOf.json)]: {
-      schema: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'One object per row, keyed by column name.' }),
+      schema: Type.String({ format: 'binary', description: 'A JSON array with one object per row, keyed by column name.' }),
     },
     [mediaType(contentTypeOf.xlsx)]: { schema: Type.String({ format: 'binary', description: 'An Excel workbook with one sheet.' }) },
   },

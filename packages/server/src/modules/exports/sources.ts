@@ -55,13 +55,14 @@ export function alertsSource(db: Queryable, scope: Scope): ExportSource {
     columns: [
       text('id'), text('projectId'), text('title'), text('description'), text('severity'), text('status'), text('area'),
       text('value'), text('threshold'), text('assigneeId'), timestamp('createdAt'), timestamp('updatedAt'),
-      timestamp('acknowledgedAt'), timestamp('resolvedAt'),
+      timestamp('acknowledgedAt'), timestamp('resolvedAt'), text('dedupKey'), integer('occurrences'), timestamp('lastSeenAt'),
     ],
     batches: keysetBatches(
       db,
       'alerts',
       `id, project_id AS "projectId", title, description, severity, status, area, value, threshold, assignee_id AS "assigneeId",
-       ${iso('created_at', 'createdAt')}, ${iso('updated_at', 'updatedAt')}, ${iso('acknowledged_at', 'acknowledgedAt')}, ${iso('resolved_at', 'resolvedAt')}`,
+       ${iso('created_at', 'createdAt')}, ${iso('updated_at', 'updatedAt')}, ${iso('acknowledged_at', 'acknowledgedAt')}, ${iso('resolved_at', 'resolvedAt')},
+       dedup_key AS "dedupKey", occurrences, ${iso('coalesce(last_seen_at, created_at)', 'lastSeenAt')}`,
       scope,
       { status: scope.filters.status, severity: scope.filters.severity },
     ),

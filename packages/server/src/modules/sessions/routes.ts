@@ -50,11 +50,11 @@ export const publicSessionRoutes: FastifyPluginAsyncTypebox<SessionRouteOptions>
   );
 
   app.post('/session/link', { schema: { hide, body: LinkToken, response: responses({ 200: single(LinkDetails) }) } }, async (request) => ({
-    data: await sessions.describeLink(request.body.token),
+    data: await sessions.describeLink(request.body.token, request.ip),
   }));
 
   app.post('/session/link/accept', { schema: { hide, body: AcceptLink, response: responses({ 200: single(CurrentSession) }) } }, async (request, reply) =>
-    opened(reply, await sessions.acceptLink(request.body)),
+    opened(reply, await sessions.acceptLink(request.body, request.ip)),
   );
 };
 

@@ -4,17 +4,15 @@ import { newId } from '../../platform/ids.js';
 import type { UserService } from '../users/service.js';
 import { issuePasswordLink } from './links.js';
 import { csrfTokenFor, hashPassword, hashToken, newToken, passwordMatches, sameSecret } from './secrets.js';
+import { type Release, SignInThrottle } from './sign-in-throttle.js';
 import {
-  countRecentFailures,
   extendSession,
   findLiveSession,
   findPasswordLink,
   findSignInCandidates,
   findUsersByEmail,
-  forgetFailures,
   insertSession,
   markPasswordLinkUsed,
-  recordFailures,
   revokeSession,
   revokeUserSessions,
   type SessionGrant,
@@ -24,9 +22,6 @@ import {
 export const sessionLifetimeMs = 14 * 24 * 60 * 60 * 1000;
 /** A session's expiry slides forward at most once an hour: not a write on every request. */
 const refreshAfterMs = 60 * 60 * 1000;
-export const failureWindowMs = 15 * 60 * 1000;
-export const failuresPerAccount = 5;
-export const failuresPerAddress = 20;
 export const passwordLength = { min: 10, max: 200 };
 
 /** A session just opened: the token goes into the cookie, never anywhere else. */
@@ -46,10 +41,14 @@ const decoyHash = '$argon2id$v=19$m=19456,t=2,p=1$YGyyIsXlpMwO1jTyc3LmEQ$1CXQCqW
 
 /** Console sign-in: passwords, one-time links and server-side sessions. */
 export class SessionService {
+  private readonly throttle: SignInThrottle;
+
   constructor(
     private readonly ctx: ServiceContext,
     private readonly users: UserService,
-  ) {}
+  ) {
+    this.throttle = new SignInThrottle(ctx.db, ctx.clock);
+  }
 
   csrfToken(sessionToken: string): string {
     return csrfTokenFor(this.ctx.config.secretKey, sessionToken);
@@ -61,12 +60,11 @@ export class SessionService {
 
   /**
    * Signs a person in. An email that belongs to several organizations needs `orgId`; without it
-   * the answer is 409 naming the organizations whose password matched.
+   * the answer is 409 naming the organizations whose password matched. The attempt's failure is
+   * reserved before any password is checked (see sign-in-throttle.ts) and taken back on success.
    */
   async signIn(input: { email: string; password: string; orgId?: string }, address: string): Promise<OpenedSession> {
-    const now = this.ctx.clock.now();
-    const scopes = [`email:${input.email.toLowerCase()}`, `ip:${address}`];
-    await this.refuseWhenThrottled(scopes, now);
+    const release = await this.throttle.reserveSignIn(input.email, address);
     const candidates = (await findSignInCandidates(this.ctx.db, input.email)).filter(
       (candidate) => input.orgId === undefined || candidate.orgId === input.orgId,
     );
@@ -76,9 +74,9 @@ export class SessionService {
     }
     if (candidates.length === 0) await passwordMatches(decoyHash, input.password);
     if (matching.length === 0) {
-      await recordFailures(this.ctx.db, scopes, now, new Date(now.getTime() - failureWindowMs));
       throw new ApiError('UNAUTHORIZED', 'That email and password do not match an active account.');
     }
+    await release();
     if (matching.length > 1) {
       throw new ApiError(
         'CONFLICT',
@@ -86,7 +84,6 @@ export class SessionService {
         matching.map((candidate) => ({ field: 'orgId', message: `${candidate.orgId} ${candidate.orgName}` })),
       );
     }
-    await forgetFailures(this.ctx.db, scopes[0]);
     return this.open(matching[0].orgId, matching[0].userId);
   }
 
@@ -105,16 +102,18 @@ export class SessionService {
   }
 
   /** What the page behind a link shows before the person sets a password. */
-  async describeLink(token: string): Promise<{ email: string; orgName: string; expiresAt: string }> {
-    const link = await this.usableLink(token);
+  async describeLink(token: string, address: string): Promise<{ email: string; orgName: string; expiresAt: string }> {
+    const link = await this.usableLink(token, await this.throttle.reserveLinkUse(address));
     return { email: link.email, orgName: link.orgName, expiresAt: link.expiresAt.toISOString() };
   }
 
   /**
    * Sets the password through a one-time link: an invited user joins (`user.joined`); a reset ends
    * the user's other sessions. Opens a session for the person who just proved they hold the link.
+   * The token is looked up before the password is hashed: a bogus token costs no hashing.
    */
-  async acceptLink(input: { token: string; password: string }): Promise<OpenedSession> {
+  async acceptLink(input: { token: string; password: string }, address: string): Promise<OpenedSession> {
+    await this.usableLink(input.token, await this.throttle.reserveLinkUse(address));
     checkPassword(input.password);
     const passwordHash = await hashPassword(input.password);
     const user = await this.ctx.db.transaction(async (tx) => {
@@ -127,6 +126,7 @@ export class SessionService {
       await this.users.join(tx, link!.orgId, link!.userId);
       return link!;
     });
+    await this.throttle.forgetAccount(user.email);
     return this.open(user.orgId, user.userId);
   }
 
@@ -159,9 +159,11 @@ export class SessionService {
     return { token, grant: grant! };
   }
 
-  private async usableLink(token: string) {
+  /** The link of a token, looked up under the link throttle: a usable one takes its reserved failure back. */
+  private async usableLink(token: string, release: Release) {
     const link = await findPasswordLink(this.ctx.db, hashToken(token));
     this.checkUsable(link);
+    await release();
     return link!;
   }
 
@@ -174,12 +176,6 @@ export class SessionService {
     if (link.userStatus === 'deactivated') throw conflict('This account is deactivated. Ask an admin to activate it.');
   }
 
-  private async refuseWhenThrottled(scopes: string[], now: Date): Promise<void> {
-    const counts = await countRecentFailures(this.ctx.db, scopes, new Date(now.getTime() - failureWindowMs));
-    if ((counts.get(scopes[0]) ?? 0) >= failuresPerAccount || (counts.get(scopes[1]) ?? 0) >= failuresPerAddress) {
-      throw new ApiError('RATE_LIMITED', 'Too many failed sign-ins. Wait 15 minutes, or ask an admin for a password reset link.');
-    }
-  }
 }
 
 function checkPassword(password: string): void {

@@ -159,20 +159,3 @@ export async function revokeSession(db: Queryable, sessionId: string, at: Date):
 export async function revokeUserSessions(db: Queryable, orgId: string, userId: string, at: Date): Promise<void> {
   await db.query(`UPDATE sessions SET revoked_at = $3 WHERE org_id = $1 AND user_id = $2 AND revoked_at IS NULL`, [orgId, userId, at]);
 }
-
-export async function countRecentFailures(db: Queryable, scopes: string[], since: Date): Promise<Map<string, number>> {
-  const rows = await db.query<{ scope: string; count: number }>(
-    `SELECT scope, count(*)::int AS count FROM sign_in_failures WHERE scope = ANY($1::text[]) AND at > $2 GROUP BY scope`,
-    [scopes, since],
-  );
-  return new Map(rows.map((row) => [row.scope, row.count]));
-}
-
-export async function recordFailures(db: Queryable, scopes: string[], at: Date, forgetBefore: Date): Promise<void> {
-  await db.query(`DELETE FROM sign_in_failures WHERE scope = ANY($1::text[]) AND at <= $2`, [scopes, forgetBefore]);
-  await db.query(`INSERT INTO sign_in_failures (scope, at) SELECT unnest($1::text[]), $2`, [scopes, at]);
-}
-
-export async function forgetFailures(db: Queryable, scope: string): Promise<void> {
-  await db.query(`DELETE FROM sign_in_failures WHERE scope = $1`, [scope]);
-}

@@ -32,6 +32,7 @@ interface AttemptRow {
   error: AttemptError | null;
   error_detail: string | null;
   response_body: string | null;
+  request_headers: Record<string, string> | null;
 }
 
 const toAttempt = (row: AttemptRow): Attempt => ({
@@ -43,6 +44,7 @@ const toAttempt = (row: AttemptRow): Attempt => ({
   error: row.error,
   errorDetail: row.error_detail,
   responseBody: row.response_body,
+  requestHeaders: row.request_headers,
 });
 
 /** While an attempt is in flight none is due: its outcome decides when the next one is. */
@@ -63,7 +65,7 @@ async function withDetails(db: Queryable, rows: DeliveryRow[], now: Date): Promi
     rows.map((row) => row.event_id),
   ]);
   const attempts = await db.query<AttemptRow>(
-    `SELECT delivery_id, number, trigger, started_at, duration_ms, http_status, error, error_detail, response_body FROM webhook_attempts
+    `SELECT delivery_id, number, trigger, started_at, duration_ms, http_status, error, error_detail, response_body, request_headers FROM webhook_attempts
      WHERE delivery_id = ANY ($1::text[]) AND lease_token IS NULL ORDER BY delivery_id, number`,
     [ids],
   );

@@ -45,6 +45,9 @@ export const Attempt = Type.Object(
       description: 'More about the error where its kind says too little, e.g. why TLS failed: untrusted issuer, name mismatch, expired.',
     }),
     responseBody: Type.Union([Type.String(), Type.Null()], { description: 'The first 4 KiB of the response body.' }),
+    requestHeaders: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+      description: 'The request headers as sent, signatures included (null for attempts recorded before Vigil kept them, and for lost attempts).',
+    }),
   },
   { $id: 'DeliveryAttempt' },
 );

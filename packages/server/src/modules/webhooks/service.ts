@@ -5,7 +5,7 @@ import { ApiError, found, invalid } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
 import { generateSecret } from '../../webhooks/signer.js';
-import { checkWebhookUrl, UrlRejectedError } from '../../webhooks/url-guard.js';
+import { checkWebhookUrl, UrlRejectedError, withDevelopmentHint } from '../../webhooks/url-guard.js';
 import { disableWebhook } from './disable.js';
 import type { CreateWebhook, UpdateWebhook } from './request-schema.js';
 import type { Webhook, WebhookWithSecret } from './schema.js';
@@ -104,7 +104,7 @@ export class WebhookService {
     try {
       return (await checkWebhookUrl(raw, { allowPrivate: this.ctx.config.webhookAllowPrivate })).href;
     } catch (error) {
-      if (error instanceof UrlRejectedError) throw invalid('url', error.message);
+      if (error instanceof UrlRejectedError) throw invalid('url', withDevelopmentHint(error, 'VIGIL_WEBHOOK_ALLOW_PRIVATE'));
       throw error;
     }
   }

@@ -6,6 +6,7 @@ from .datasets import AsyncDatasets
 from .embed import AsyncEmbed, AsyncEmbedSettingsResource, AsyncEmbedTokens
 from .exports import AsyncExports
 from .history import AsyncHistory
+from .integrations import AsyncIntegrations
 from .projects import AsyncProjects
 from .usage import AsyncUsage
 from .users import AsyncUsers
@@ -23,6 +24,7 @@ __all__ = [
     "AsyncEmbedTokens",
     "AsyncExports",
     "AsyncHistory",
+    "AsyncIntegrations",
     "AsyncProjects",
     "AsyncUsage",
     "AsyncUsers",

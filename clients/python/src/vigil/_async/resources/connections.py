@@ -1,14 +1,26 @@
-from typing import Optional, Union
+from __future__ import annotations
 
-from ..._core import NOT_GIVEN, NotGiven, body_of
+from functools import cached_property
+from typing import TYPE_CHECKING, Optional, Union
+
+from ..._core import NOT_GIVEN, NotGiven, RequestOptions, body_of
 from ..._models import Connection, Dataset, DbType, SslMode
+from .._response import async_to_raw_response_wrapper
 from .._paginator import AsyncPaginator
 from ._base import AsyncResource, path
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 
 class AsyncConnections(AsyncResource):
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPaginator[Connection]:
-        return self._list("/connections", Connection, {"limit": limit, "cursor": cursor})
+    @cached_property
+    def with_raw_response(self) -> AsyncConnectionsWithRawResponse:
+        """Each method, answering the HTTP response (`status_code`, `headers`, `parse()`) instead."""
+        return AsyncConnectionsWithRawResponse(self)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, **options: Unpack[RequestOptions]) -> AsyncPaginator[Connection]:
+        return self._list("/connections", Connection, {"limit": limit, "cursor": cursor}, options)
 
     async def create(
         self,
@@ -22,6 +34,7 @@ class AsyncConnections(AsyncResource):
         port: Union[int, NotGiven] = NOT_GIVEN,
         ssl_mode: Union[SslMode, NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
+        **options: Unpack[RequestOptions],
     ) -> Connection:
         """Stores a database connection; the password is kept encrypted and never returned."""
         body = body_of(
@@ -36,10 +49,10 @@ class AsyncConnections(AsyncResource):
                 "sslMode": ssl_mode,
             }
         )
-        return await self._client.fetch("POST", "/connections", Connection, json=body, idempotency_key=idempotency_key)
+        return await self._client.fetch("POST", "/connections", Connection, json=body, idempotency_key=idempotency_key, options=options)
 
-    async def retrieve(self, connection_id: str) -> Connection:
-        return await self._client.fetch("GET", path("/connections/{}", connection_id), Connection)
+    async def retrieve(self, connection_id: str, **options: Unpack[RequestOptions]) -> Connection:
+        return await self._client.fetch("GET", path("/connections/{}", connection_id), Connection, options=options)
 
     async def update(
         self,
@@ -53,6 +66,7 @@ class AsyncConnections(AsyncResource):
         username: Union[str, NotGiven] = NOT_GIVEN,
         password: Union[str, NotGiven] = NOT_GIVEN,
         ssl_mode: Union[SslMode, NotGiven] = NOT_GIVEN,
+        **options: Unpack[RequestOptions],
     ) -> Connection:
         body = body_of(
             {
@@ -66,15 +80,15 @@ class AsyncConnections(AsyncResource):
                 "sslMode": ssl_mode,
             }
         )
-        return await self._client.fetch("PATCH", path("/connections/{}", connection_id), Connection, json=body)
+        return await self._client.fetch("PATCH", path("/connections/{}", connection_id), Connection, json=body, options=options)
 
-    async def delete(self, connection_id: str) -> None:
-        await self._client.request("DELETE", path("/connections/{}", connection_id))
+    async def delete(self, connection_id: str, **options: Unpack[RequestOptions]) -> None:
+        return await self._client.fetch_none("DELETE", path("/connections/{}", connection_id), options=options)
 
-    async def test(self, connection_id: str, *, idempotency_key: Optional[str] = None) -> Connection:
+    async def test(self, connection_id: str, *, idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> Connection:
         """Connects now; the answer's `status` is `connected` or `error` (with `last_error`)."""
         route = path("/connections/{}/test", connection_id)
-        return await self._client.fetch("POST", route, Connection, idempotency_key=idempotency_key)
+        return await self._client.fetch("POST", route, Connection, idempotency_key=idempotency_key, options=options)
 
     async def import_(
         self,
@@ -86,9 +100,21 @@ class AsyncConnections(AsyncResource):
         name: Union[str, NotGiven] = NOT_GIVEN,
         dataset_id: Union[str, NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
+        **options: Unpack[RequestOptions],
     ) -> Dataset:
         """Starts copying a table (or a SELECT's result) into a dataset; the answer is `importing`
         and `datasets.retrieve` later shows `ready` or `failed`. (`import` is a Python keyword.)"""
         body = body_of({"projectId": project_id, "table": table, "query": query, "name": name, "datasetId": dataset_id})
         route = path("/connections/{}/import", connection_id)
-        return await self._client.fetch("POST", route, Dataset, json=body, idempotency_key=idempotency_key)
+        return await self._client.fetch("POST", route, Dataset, json=body, idempotency_key=idempotency_key, options=options)
+
+
+class AsyncConnectionsWithRawResponse:
+    def __init__(self, connections: AsyncConnections) -> None:
+        self.list = async_to_raw_response_wrapper(connections.list)
+        self.create = async_to_raw_response_wrapper(connections.create)
+        self.retrieve = async_to_raw_response_wrapper(connections.retrieve)
+        self.update = async_to_raw_response_wrapper(connections.update)
+        self.delete = async_to_raw_response_wrapper(connections.delete)
+        self.test = async_to_raw_response_wrapper(connections.test)
+        self.import_ = async_to_raw_response_wrapper(connections.import_)

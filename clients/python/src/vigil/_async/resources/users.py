@@ -1,12 +1,24 @@
-from typing import Optional, Union
+from __future__ import annotations
 
-from ..._core import NOT_GIVEN, NotGiven, body_of
+from functools import cached_property
+from typing import TYPE_CHECKING, Optional, Union
+
+from ..._core import NOT_GIVEN, NotGiven, RequestOptions, body_of
 from ..._models import Role, User, UserStatus
+from .._response import async_to_raw_response_wrapper
 from .._paginator import AsyncPaginator
 from ._base import AsyncResource, path
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 
 class AsyncUsers(AsyncResource):
+    @cached_property
+    def with_raw_response(self) -> AsyncUsersWithRawResponse:
+        """Each method, answering the HTTP response (`status_code`, `headers`, `parse()`) instead."""
+        return AsyncUsersWithRawResponse(self)
+
     def list(
         self,
         *,
@@ -14,8 +26,9 @@ class AsyncUsers(AsyncResource):
         role: Optional[Role] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        **options: Unpack[RequestOptions],
     ) -> AsyncPaginator[User]:
-        return self._list("/users", User, {"status": status, "role": role, "limit": limit, "cursor": cursor})
+        return self._list("/users", User, {"status": status, "role": role, "limit": limit, "cursor": cursor}, options)
 
     async def invite(
         self,
@@ -24,13 +37,14 @@ class AsyncUsers(AsyncResource):
         role: Role,
         name: Union[str, NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
+        **options: Unpack[RequestOptions],
     ) -> User:
         """Invites a person: the user is `invited`, and `invite_url` is where they set a password."""
         body = body_of({"email": email, "role": role, "name": name})
-        return await self._client.fetch("POST", "/users", User, json=body, idempotency_key=idempotency_key)
+        return await self._client.fetch("POST", "/users", User, json=body, idempotency_key=idempotency_key, options=options)
 
-    async def retrieve(self, user_id: str) -> User:
-        return await self._client.fetch("GET", path("/users/{}", user_id), User)
+    async def retrieve(self, user_id: str, **options: Unpack[RequestOptions]) -> User:
+        return await self._client.fetch("GET", path("/users/{}", user_id), User, options=options)
 
     async def update(
         self,
@@ -38,11 +52,22 @@ class AsyncUsers(AsyncResource):
         *,
         role: Union[Role, NotGiven] = NOT_GIVEN,
         name: Union[str, None, NotGiven] = NOT_GIVEN,
+        **options: Unpack[RequestOptions],
     ) -> User:
-        return await self._client.fetch("PATCH", path("/users/{}", user_id), User, json=body_of({"role": role, "name": name}))
+        return await self._client.fetch("PATCH", path("/users/{}", user_id), User, json=body_of({"role": role, "name": name}), options=options)
 
-    async def activate(self, user_id: str, *, idempotency_key: Optional[str] = None) -> User:
-        return await self._client.fetch("POST", path("/users/{}/activate", user_id), User, idempotency_key=idempotency_key)
+    async def activate(self, user_id: str, *, idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> User:
+        return await self._client.fetch("POST", path("/users/{}/activate", user_id), User, idempotency_key=idempotency_key, options=options)
 
-    async def deactivate(self, user_id: str, *, idempotency_key: Optional[str] = None) -> User:
-        return await self._client.fetch("POST", path("/users/{}/deactivate", user_id), User, idempotency_key=idempotency_key)
+    async def deactivate(self, user_id: str, *, idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> User:
+        return await self._client.fetch("POST", path("/users/{}/deactivate", user_id), User, idempotency_key=idempotency_key, options=options)
+
+
+class AsyncUsersWithRawResponse:
+    def __init__(self, users: AsyncUsers) -> None:
+        self.list = async_to_raw_response_wrapper(users.list)
+        self.invite = async_to_raw_response_wrapper(users.invite)
+        self.retrieve = async_to_raw_response_wrapper(users.retrieve)
+        self.update = async_to_raw_response_wrapper(users.update)
+        self.activate = async_to_raw_response_wrapper(users.activate)
+        self.deactivate = async_to_raw_response_wrapper(users.deactivate)

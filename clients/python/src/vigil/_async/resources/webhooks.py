@@ -1,17 +1,28 @@
+from __future__ import annotations
+
+from functools import cached_property
 from datetime import datetime
 from typing import TYPE_CHECKING, List, Optional, Union
 
-from ..._core import NOT_GIVEN, NotGiven, body_of, iso_timestamp
+from ..._core import NOT_GIVEN, NotGiven, RequestOptions, body_of, iso_timestamp
 from ..._models import Delivery, DeliveryStatus, Recovery, Webhook
 from ...webhooks import verify
+from .._response import async_to_raw_response_wrapper
 from .._paginator import AsyncPaginator
 from ._base import AsyncResource, path
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .._client import AsyncVigil
 
 
 class AsyncWebhookDeliveries(AsyncResource):
+    @cached_property
+    def with_raw_response(self) -> AsyncWebhookDeliveriesWithRawResponse:
+        """Each method, answering the HTTP response (`status_code`, `headers`, `parse()`) instead."""
+        return AsyncWebhookDeliveriesWithRawResponse(self)
+
     def list(
         self,
         webhook_id: str,
@@ -20,36 +31,42 @@ class AsyncWebhookDeliveries(AsyncResource):
         event: Optional[str] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        **options: Unpack[RequestOptions],
     ) -> AsyncPaginator[Delivery]:
         params = {"status": status, "event": event, "limit": limit, "cursor": cursor}
-        return self._list(path("/webhooks/{}/deliveries", webhook_id), Delivery, params)
+        return self._list(path("/webhooks/{}/deliveries", webhook_id), Delivery, params, options)
 
-    async def retrieve(self, webhook_id: str, delivery_id: str) -> Delivery:
-        return await self._client.fetch("GET", path("/webhooks/{}/deliveries/{}", webhook_id, delivery_id), Delivery)
+    async def retrieve(self, webhook_id: str, delivery_id: str, **options: Unpack[RequestOptions]) -> Delivery:
+        return await self._client.fetch("GET", path("/webhooks/{}/deliveries/{}", webhook_id, delivery_id), Delivery, options=options)
 
-    async def retry(self, webhook_id: str, delivery_id: str, *, idempotency_key: Optional[str] = None) -> Delivery:
+    async def retry(self, webhook_id: str, delivery_id: str, *, idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> Delivery:
         """Sends the delivery again now (a manual attempt), whatever its status."""
         route = path("/webhooks/{}/deliveries/{}/retry", webhook_id, delivery_id)
-        return await self._client.fetch("POST", route, Delivery, idempotency_key=idempotency_key)
+        return await self._client.fetch("POST", route, Delivery, idempotency_key=idempotency_key, options=options)
 
 
 class AsyncWebhooks(AsyncResource):
+    @cached_property
+    def with_raw_response(self) -> AsyncWebhooksWithRawResponse:
+        """Each method, answering the HTTP response (`status_code`, `headers`, `parse()`) instead."""
+        return AsyncWebhooksWithRawResponse(self)
+
     verify = staticmethod(verify)
 
     def __init__(self, client: "AsyncVigil") -> None:
         super().__init__(client)
         self.deliveries = AsyncWebhookDeliveries(client)
 
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPaginator[Webhook]:
-        return self._list("/webhooks", Webhook, {"limit": limit, "cursor": cursor})
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, **options: Unpack[RequestOptions]) -> AsyncPaginator[Webhook]:
+        return self._list("/webhooks", Webhook, {"limit": limit, "cursor": cursor}, options)
 
-    async def create(self, *, name: str, url: str, events: List[str], idempotency_key: Optional[str] = None) -> Webhook:
+    async def create(self, *, name: str, url: str, events: List[str], idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> Webhook:
         """Creates a webhook; the answer's `secret` is shown this once."""
         body = {"name": name, "url": url, "events": events}
-        return await self._client.fetch("POST", "/webhooks", Webhook, json=body, idempotency_key=idempotency_key)
+        return await self._client.fetch("POST", "/webhooks", Webhook, json=body, idempotency_key=idempotency_key, options=options)
 
-    async def retrieve(self, webhook_id: str) -> Webhook:
-        return await self._client.fetch("GET", path("/webhooks/{}", webhook_id), Webhook)
+    async def retrieve(self, webhook_id: str, **options: Unpack[RequestOptions]) -> Webhook:
+        return await self._client.fetch("GET", path("/webhooks/{}", webhook_id), Webhook, options=options)
 
     async def update(
         self,
@@ -59,20 +76,40 @@ class AsyncWebhooks(AsyncResource):
         url: Union[str, NotGiven] = NOT_GIVEN,
         events: Union[List[str], NotGiven] = NOT_GIVEN,
         is_active: Union[bool, NotGiven] = NOT_GIVEN,
+        **options: Unpack[RequestOptions],
     ) -> Webhook:
         body = body_of({"name": name, "url": url, "events": events, "isActive": is_active})
-        return await self._client.fetch("PATCH", path("/webhooks/{}", webhook_id), Webhook, json=body)
+        return await self._client.fetch("PATCH", path("/webhooks/{}", webhook_id), Webhook, json=body, options=options)
 
-    async def delete(self, webhook_id: str) -> None:
-        await self._client.request("DELETE", path("/webhooks/{}", webhook_id))
+    async def delete(self, webhook_id: str, **options: Unpack[RequestOptions]) -> None:
+        return await self._client.fetch_none("DELETE", path("/webhooks/{}", webhook_id), options=options)
 
-    async def rotate_secret(self, webhook_id: str, *, idempotency_key: Optional[str] = None) -> Webhook:
+    async def rotate_secret(self, webhook_id: str, *, idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> Webhook:
         """A new secret (in the answer's `secret`); deliveries carry both signatures for 24 hours."""
         route = path("/webhooks/{}/rotate-secret", webhook_id)
-        return await self._client.fetch("POST", route, Webhook, idempotency_key=idempotency_key)
+        return await self._client.fetch("POST", route, Webhook, idempotency_key=idempotency_key, options=options)
 
-    async def recover(self, webhook_id: str, *, since: Union[datetime, str], idempotency_key: Optional[str] = None) -> Recovery:
+    async def recover(self, webhook_id: str, *, since: Union[datetime, str], idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> Recovery:
         """Sends again every failed delivery created at or after `since` (at most 14 days ago)."""
         route = path("/webhooks/{}/recover", webhook_id)
         body = {"since": iso_timestamp(since)}
-        return await self._client.fetch("POST", route, Recovery, json=body, idempotency_key=idempotency_key)
+        return await self._client.fetch("POST", route, Recovery, json=body, idempotency_key=idempotency_key, options=options)
+
+
+class AsyncWebhookDeliveriesWithRawResponse:
+    def __init__(self, webhook_deliveries: AsyncWebhookDeliveries) -> None:
+        self.list = async_to_raw_response_wrapper(webhook_deliveries.list)
+        self.retrieve = async_to_raw_response_wrapper(webhook_deliveries.retrieve)
+        self.retry = async_to_raw_response_wrapper(webhook_deliveries.retry)
+
+
+class AsyncWebhooksWithRawResponse:
+    def __init__(self, webhooks: AsyncWebhooks) -> None:
+        self.list = async_to_raw_response_wrapper(webhooks.list)
+        self.create = async_to_raw_response_wrapper(webhooks.create)
+        self.retrieve = async_to_raw_response_wrapper(webhooks.retrieve)
+        self.update = async_to_raw_response_wrapper(webhooks.update)
+        self.delete = async_to_raw_response_wrapper(webhooks.delete)
+        self.rotate_secret = async_to_raw_response_wrapper(webhooks.rotate_secret)
+        self.recover = async_to_raw_response_wrapper(webhooks.recover)
+        self.deliveries = webhooks.deliveries.with_raw_response

@@ -7,6 +7,7 @@ from .datasets import Datasets
 from .embed import Embed, EmbedSettingsResource, EmbedTokens
 from .exports import Exports
 from .history import History
+from .integrations import Integrations
 from .projects import Projects
 from .usage import Usage
 from .users import Users
@@ -24,6 +25,7 @@ __all__ = [
     "EmbedTokens",
     "Exports",
     "History",
+    "Integrations",
     "Projects",
     "Usage",
     "Users",

@@ -5,7 +5,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Type, TypeVar
 from urllib.parse import quote
 
-from ..._core import query_of
+from ..._core import RequestOptions, query_of
 from ..._decode import decode
 from .._paginator import Paginator, paginate
 
@@ -24,9 +24,11 @@ class Resource:
     def __init__(self, client: "Vigil") -> None:
         self._client = client
 
-    def _list_items(self, route: str, item: Callable[[Dict[str, Any]], T], params: Mapping[str, Any]) -> Paginator[T]:
+    def _list_items(
+        self, route: str, item: Callable[[Dict[str, Any]], T], params: Mapping[str, Any], options: RequestOptions
+    ) -> Paginator[T]:
         query = query_of(params)
-        return paginate(lambda: self._client.fetch_page(route, item, query))
+        return paginate(lambda: self._client.fetch_page(route, item, query, options))
 
-    def _list(self, route: str, model: Type[T], params: Mapping[str, Any]) -> Paginator[T]:
-        return self._list_items(route, partial(decode, model), params)
+    def _list(self, route: str, model: Type[T], params: Mapping[str, Any], options: RequestOptions) -> Paginator[T]:
+        return self._list_items(route, partial(decode, model), params, options)

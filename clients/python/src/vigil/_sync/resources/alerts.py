@@ -1,26 +1,43 @@
 # Generated from src/vigil/_async/resources/alerts.py by scripts/generate_sync.py: do not edit.
-from typing import Optional, Union
+from __future__ import annotations
 
-from ..._core import NOT_GIVEN, NotGiven, body_of
-from ..._models import Alert, AlertStatus, Severity
+from functools import cached_property
+from typing import TYPE_CHECKING, List, Optional, Union
+
+import httpx
+
+from ..._core import NOT_GIVEN, NotGiven, RequestOptions, body_of, query_of
+from ..._decode import decode
+from ..._models import Alert, AlertOpenCounts, AlertStatus, AlertTimelineEntry, Severity
+from .._response import to_raw_response_wrapper
 from .._paginator import Paginator
 from ._base import Resource, path
 
 OptionalText = Union[str, None, NotGiven]
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 
 class Alerts(Resource):
+    @cached_property
+    def with_raw_response(self) -> AlertsWithRawResponse:
+        """Each method, answering the HTTP response (`status_code`, `headers`, `parse()`) instead."""
+        return AlertsWithRawResponse(self)
+
     def list(
         self,
         *,
         project_id: Optional[str] = None,
         status: Optional[AlertStatus] = None,
         severity: Optional[Severity] = None,
+        dedup_key: Optional[str] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        **options: Unpack[RequestOptions],
     ) -> Paginator[Alert]:
-        params = {"projectId": project_id, "status": status, "severity": severity, "limit": limit, "cursor": cursor}
-        return self._list("/alerts", Alert, params)
+        params = {"projectId": project_id, "status": status, "severity": severity, "dedupKey": dedup_key, "limit": limit, "cursor": cursor}
+        return self._list("/alerts", Alert, params, options)
 
     def create(
         self,
@@ -32,8 +49,12 @@ class Alerts(Resource):
         area: OptionalText = NOT_GIVEN,
         value: OptionalText = NOT_GIVEN,
         threshold: OptionalText = NOT_GIVEN,
+        dedup_key: Union[str, NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
+        **options: Unpack[RequestOptions],
     ) -> Alert:
+        """Creates an alert; with a `dedup_key` that an active or acknowledged alert of the project
+        already has, counts a repeat of that one instead (its `occurrences` + 1) and returns it."""
         body = body_of(
             {
                 "projectId": project_id,
@@ -43,12 +64,13 @@ class Alerts(Resource):
                 "area": area,
                 "value": value,
                 "threshold": threshold,
+                "dedupKey": dedup_key,
             }
         )
-        return self._client.fetch("POST", "/alerts", Alert, json=body, idempotency_key=idempotency_key)
+        return self._client.fetch("POST", "/alerts", Alert, json=body, idempotency_key=idempotency_key, options=options)
 
-    def retrieve(self, alert_id: str) -> Alert:
-        return self._client.fetch("GET", path("/alerts/{}", alert_id), Alert)
+    def retrieve(self, alert_id: str, **options: Unpack[RequestOptions]) -> Alert:
+        return self._client.fetch("GET", path("/alerts/{}", alert_id), Alert, options=options)
 
     def update(
         self,
@@ -60,22 +82,49 @@ class Alerts(Resource):
         area: OptionalText = NOT_GIVEN,
         value: OptionalText = NOT_GIVEN,
         threshold: OptionalText = NOT_GIVEN,
+        **options: Unpack[RequestOptions],
     ) -> Alert:
         body = body_of(
             {"title": title, "severity": severity, "description": description, "area": area, "value": value, "threshold": threshold}
         )
-        return self._client.fetch("PATCH", path("/alerts/{}", alert_id), Alert, json=body)
+        return self._client.fetch("PATCH", path("/alerts/{}", alert_id), Alert, json=body, options=options)
 
-    def delete(self, alert_id: str) -> None:
-        self._client.request("DELETE", path("/alerts/{}", alert_id))
+    def delete(self, alert_id: str, **options: Unpack[RequestOptions]) -> None:
+        return self._client.fetch_none("DELETE", path("/alerts/{}", alert_id), options=options)
 
-    def acknowledge(self, alert_id: str, *, idempotency_key: Optional[str] = None) -> Alert:
-        return self._client.fetch("POST", path("/alerts/{}/acknowledge", alert_id), Alert, idempotency_key=idempotency_key)
+    def acknowledge(self, alert_id: str, *, idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> Alert:
+        return self._client.fetch("POST", path("/alerts/{}/acknowledge", alert_id), Alert, idempotency_key=idempotency_key, options=options)
 
-    def assign(self, alert_id: str, *, user_id: str, idempotency_key: Optional[str] = None) -> Alert:
+    def assign(self, alert_id: str, *, user_id: str, idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> Alert:
         """Assigns the alert to an active user of the organization."""
         route = path("/alerts/{}/assign", alert_id)
-        return self._client.fetch("POST", route, Alert, json={"userId": user_id}, idempotency_key=idempotency_key)
+        return self._client.fetch("POST", route, Alert, json={"userId": user_id}, idempotency_key=idempotency_key, options=options)
 
-    def resolve(self, alert_id: str, *, idempotency_key: Optional[str] = None) -> Alert:
-        return self._client.fetch("POST", path("/alerts/{}/resolve", alert_id), Alert, idempotency_key=idempotency_key)
+    def resolve(self, alert_id: str, *, idempotency_key: Optional[str] = None, **options: Unpack[RequestOptions]) -> Alert:
+        return self._client.fetch("POST", path("/alerts/{}/resolve", alert_id), Alert, idempotency_key=idempotency_key, options=options)
+
+    def timeline(self, alert_id: str, **options: Unpack[RequestOptions]) -> List[AlertTimelineEntry]:
+        """What happened to the alert, oldest first: each recorded event with when and who."""
+
+        def parse(response: httpx.Response) -> List[AlertTimelineEntry]:
+            return [decode(AlertTimelineEntry, entry) for entry in response.json()["data"]]
+
+        return self._client.fetch_with("GET", path("/alerts/{}/timeline", alert_id), parse, options=options)
+
+    def open_counts(self, *, project_id: Optional[str] = None, **options: Unpack[RequestOptions]) -> AlertOpenCounts:
+        """Open alerts (active or acknowledged) per severity, optionally of one project."""
+        return self._client.fetch("GET", "/alerts/open-counts", AlertOpenCounts, params=query_of({"projectId": project_id}), options=options)
+
+
+class AlertsWithRawResponse:
+    def __init__(self, alerts: Alerts) -> None:
+        self.list = to_raw_response_wrapper(alerts.list)
+        self.create = to_raw_response_wrapper(alerts.create)
+        self.retrieve = to_raw_response_wrapper(alerts.retrieve)
+        self.update = to_raw_response_wrapper(alerts.update)
+        self.delete = to_raw_response_wrapper(alerts.delete)
+        self.acknowledge = to_raw_response_wrapper(alerts.acknowledge)
+        self.assign = to_raw_response_wrapper(alerts.assign)
+        self.resolve = to_raw_response_wrapper(alerts.resolve)
+        self.timeline = to_raw_response_wrapper(alerts.timeline)
+        self.open_counts = to_raw_response_wrapper(alerts.open_counts)

@@ -1,15 +1,27 @@
 # Generated from src/vigil/_async/resources/projects.py by scripts/generate_sync.py: do not edit.
-from typing import Optional, Union
+from __future__ import annotations
 
-from ..._core import NOT_GIVEN, NotGiven, body_of
+from functools import cached_property
+from typing import TYPE_CHECKING, Optional, Union
+
+from ..._core import NOT_GIVEN, NotGiven, RequestOptions, body_of
 from ..._models import Project
+from .._response import to_raw_response_wrapper
 from .._paginator import Paginator
 from ._base import Resource, path
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 
 class Projects(Resource):
-    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Paginator[Project]:
-        return self._list("/projects", Project, {"limit": limit, "cursor": cursor})
+    @cached_property
+    def with_raw_response(self) -> ProjectsWithRawResponse:
+        """Each method, answering the HTTP response (`status_code`, `headers`, `parse()`) instead."""
+        return ProjectsWithRawResponse(self)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, **options: Unpack[RequestOptions]) -> Paginator[Project]:
+        return self._list("/projects", Project, {"limit": limit, "cursor": cursor}, options)
 
     def create(
         self,
@@ -18,12 +30,13 @@ class Projects(Resource):
         area: Union[str, None, NotGiven] = NOT_GIVEN,
         description: Union[str, None, NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
+        **options: Unpack[RequestOptions],
     ) -> Project:
         body = body_of({"name": name, "area": area, "description": description})
-        return self._client.fetch("POST", "/projects", Project, json=body, idempotency_key=idempotency_key)
+        return self._client.fetch("POST", "/projects", Project, json=body, idempotency_key=idempotency_key, options=options)
 
-    def retrieve(self, project_id: str) -> Project:
-        return self._client.fetch("GET", path("/projects/{}", project_id), Project)
+    def retrieve(self, project_id: str, **options: Unpack[RequestOptions]) -> Project:
+        return self._client.fetch("GET", path("/projects/{}", project_id), Project, options=options)
 
     def update(
         self,
@@ -32,10 +45,20 @@ class Projects(Resource):
         name: Union[str, NotGiven] = NOT_GIVEN,
         area: Union[str, None, NotGiven] = NOT_GIVEN,
         description: Union[str, None, NotGiven] = NOT_GIVEN,
+        **options: Unpack[RequestOptions],
     ) -> Project:
         body = body_of({"name": name, "area": area, "description": description})
-        return self._client.fetch("PATCH", path("/projects/{}", project_id), Project, json=body)
+        return self._client.fetch("PATCH", path("/projects/{}", project_id), Project, json=body, options=options)
 
-    def delete(self, project_id: str) -> None:
+    def delete(self, project_id: str, **options: Unpack[RequestOptions]) -> None:
         """Deletes the project and its alerts."""
-        self._client.request("DELETE", path("/projects/{}", project_id))
+        return self._client.fetch_none("DELETE", path("/projects/{}", project_id), options=options)
+
+
+class ProjectsWithRawResponse:
+    def __init__(self, projects: Projects) -> None:
+        self.list = to_raw_response_wrapper(projects.list)
+        self.create = to_raw_response_wrapper(projects.create)
+        self.retrieve = to_raw_response_wrapper(projects.retrieve)
+        self.update = to_raw_response_wrapper(projects.update)
+        self.delete = to_raw_response_wrapper(projects.delete)

@@ -28,6 +28,9 @@ Schema = Dict[str, Any]
 MODELS: List[Tuple[str, List[Tuple[str, str]]]] = [
     ("Project", [("get", "/projects/{id}")]),
     ("Alert", [("get", "/alerts/{id}")]),
+    ("AlertTimelineEntry", [("get", "/alerts/{id}/timeline")]),
+    ("AlertOpenCounts", [("get", "/alerts/open-counts")]),
+    ("AlertmanagerResult", [("post", "/integrations/alertmanager")]),
     ("User", [("get", "/users/{id}"), ("post", "/users")]),
     ("Webhook", [("get", "/webhooks/{id}"), ("post", "/webhooks")]),
     ("Delivery", [("get", "/webhooks/{id}/deliveries/{deliveryId}")]),

@@ -95,7 +95,7 @@ describe.each(databaseKinds())('one organization’s questions and another organ
     fake.script(...Array.from({ length: 6 }, () => ({ toolCalls: [{ sql: 'SELECT count(*)::int AS n FROM alerts' }], held: provider.opened })));
     fake.script(...Array.from({ length: 6 }, () => ({ content: 'Done.' })));
     const questions = Array.from({ length: 6 }, (_, n) => ask(t, heavy, project, `Question ${n}?`));
-    await expect.poll(() => fake.requests.length).toBe(6);
+    await expect.poll(() => fake.requests.length, { timeout: 15_000 }).toBe(6);
 
     const projectsList = await t.request<List<Project>>('GET', 'projects', { apiKey: calm.apiKey });
     expect(projectsList.status).toBe(200);

@@ -39,8 +39,10 @@ describe.each(databaseKinds())('zip bombs uploaded as .xlsx on %s', (kind) => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-zip-data-'));
     // exceljs spooled sheets into os.tmpdir(): a private one shows whether anything still lands there.
     tmpDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-zip-tmp-'));
-    process.env.TMPDIR = tmpDir;
     t = await startTestApp(kind, { config: { maxUploadBytes: 32 * mib, dataDir } });
+    // Set once the app runs: the embedded database's worker thread, loaded through tsx, keeps
+    // tsx's compile cache in the temporary directory it started with, which is not the upload's business.
+    process.env.TMPDIR = tmpDir;
     org = await t.createOrg('business', { rateLimitPerMinute: 100_000 });
     projectId = await createProject(t, org);
   });

@@ -53,7 +53,7 @@ describe.each(databaseKinds())("another organization's resources on %s", (kind) 
       ['POST', `alerts/${theirAlert.id}/assign`, { userId: theirUser.id }],
       ['POST', `alerts/${theirAlert.id}/resolve`],
       ['GET', `users/${theirUser.id}`],
-      ['PATCH', `users/${theirUser.id}`, { role: 'admin' }],
+      ['PATCH', `users/${theirUser.id}`, { role: 'viewer' }],
       ['POST', `users/${theirUser.id}/deactivate`],
       ['POST', `users/${theirUser.id}/activate`],
       ['GET', `users/${them.adminUserId}`],

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from './support/databases.js';
 import { ManualClock, startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { allPages, type ErrorBody, eventsOf, inviteUser, type One, type User } from './support/resources.js';
+import { acceptLink } from './support/sessions.js';
 
 describe.each(databaseKinds())('users on %s', (kind) => {
   const clock = new ManualClock('2026-04-01T09:00:00.000Z');
@@ -131,17 +132,19 @@ describe.each(databaseKinds())('users on %s', (kind) => {
   });
 
   it('never lets the last active admin be demoted or deactivated', async () => {
-    const solo = await t.createOrg('business', { adminEmail: 'solo@example.com' });
+    const solo = await t.createOrg('business', { adminEmail: 'solo@example.com', founderJoins: false });
+    // Making an admin needs an admin session (docs/console.md); the key does the rest.
+    const founder = await acceptLink(t, solo.inviteUrl!);
     const admin = solo.adminUserId!;
     const demote = await call<ErrorBody>('PATCH', `users/${admin}`, { role: 'member' }, solo.apiKey);
     expect(demote.status).toBe(409);
     expect(demote.body).toMatchObject({ code: 'CONFLICT', error: expect.stringContaining('last active admin') });
     expect((await call<ErrorBody>('PATCH', `users/${admin}`, { role: 'viewer' }, solo.apiKey)).status).toBe(409);
     expect((await call<ErrorBody>('POST', `users/${admin}/deactivate`, undefined, solo.apiKey)).status).toBe(409);
-    expect((await call('PATCH', `users/${admin}`, { role: 'admin', name: 'Still admin' }, solo.apiKey)).status).toBe(200);
+    expect((await founder.call('PATCH', `users/${admin}`, { role: 'admin', name: 'Still admin' })).status).toBe(200);
 
     // An invited or deactivated admin does not count: nobody could sign in as them.
-    const invitedAdmin = await call('POST', 'users', { email: 'later@example.com', role: 'admin' }, solo.apiKey);
+    const invitedAdmin = await founder.call<One<User>>('POST', 'users', { email: 'later@example.com', role: 'admin' });
     expect((await call<ErrorBody>('POST', `users/${admin}/deactivate`, undefined, solo.apiKey)).status).toBe(409);
 
     await call('POST', `users/${invitedAdmin.body.data.id}/activate`, undefined, solo.apiKey);
@@ -156,8 +159,9 @@ describe.each(databaseKinds())('users on %s', (kind) => {
   });
 
   it('keeps one active admin when two admins are deactivated at the same time', async () => {
-    const pair = await t.createOrg('business', { adminEmail: 'one@example.com' });
-    const second = await call('POST', 'users', { email: 'two@example.com', role: 'admin' }, pair.apiKey);
+    const pair = await t.createOrg('business', { adminEmail: 'one@example.com', founderJoins: false });
+    const founder = await acceptLink(t, pair.inviteUrl!);
+    const second = await founder.call<One<User>>('POST', 'users', { email: 'two@example.com', role: 'admin' });
     await call('POST', `users/${second.body.data.id}/activate`, undefined, pair.apiKey);
 
     for (let round = 0; round < 3; round += 1) {

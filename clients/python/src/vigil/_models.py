@@ -74,6 +74,38 @@ class Alert:
 
 
 @dataclass
+class AlertTimelineEntry:
+    """One recorded event of the alert. `actor` is who caused it: a user (console session), an API key, or null when unknown (events from before actors were recorded, or made by the service itself). `assigneeId` is the alert's assignee after the event."""
+
+    event_id: str
+    event: str
+    at: datetime
+    actor: Optional[Dict[str, Any]]
+    assignee_id: Optional[str]
+
+
+@dataclass
+class AlertOpenCounts:
+    """Open alerts (active or acknowledged) per severity."""
+
+    critical: int
+    high: int
+    medium: int
+    low: int
+    info: int
+
+
+@dataclass
+class AlertmanagerResult:
+    created: int
+    """Firing alerts that opened a new Vigil alert."""
+    repeated: int
+    """Firing alerts that repeated an open Vigil alert (its occurrences counted once more)."""
+    resolved: int
+    """Resolved alerts that resolved an open Vigil alert; one with no open alert counts nowhere."""
+
+
+@dataclass
 class User:
     id: str
     email: str

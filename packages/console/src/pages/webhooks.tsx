@@ -116,7 +116,7 @@ export function Webhooks(props: { session: Session }) {
   const recover = (webhook: Webhook) =>
     act(() => api('POST', `webhooks/${webhook.id}/recover`, { since: new Date(Date.now() - 24 * 60 * 60 * 1000).toISOString() }));
   return (
-    <Page title="Webhooks" intro="Vigil POSTs each subscribed event to your https endpoint, signed with the webhook's secret, and retries failures for 51 minutes.">
+    <Page title="Webhooks" intro="Vigil POSTs each subscribed event to your https endpoint, signed with the webhook's secret, and retries failures for 51 minutes. An http:// or private address (a receiver on your own machine or network) is accepted only when the server runs with VIGIL_WEBHOOK_ALLOW_PRIVATE=true, for development.">
       {canManage && (
         <form onSubmit={create}>
           <div class="row">

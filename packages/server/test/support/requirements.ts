@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { expect } from 'vitest';
 import { type Requirement, requirements, type SkipRecord, skipLogVariable } from './requirement-list.js';
 
 /*
@@ -36,6 +35,16 @@ function present(requirement: Requirement): boolean {
 
 const known = new Map<Requirement, boolean>();
 
+/**
+ * The test file that asked, from the call stack: vitest's own state (`expect.getState()`) cannot be
+ * imported outside a test run, and the bench loads this module through the test app.
+ */
+function callingTestFile(): string {
+  const frame = new Error().stack?.split('\n').find((line) => line.includes('.test.ts'));
+  const file = frame?.match(/(\/[^\s:()]+\.test\.ts)/)?.[1];
+  return file ? path.relative(process.cwd(), file) : 'unknown';
+}
+
 /** Whether `group` can run; logs the skip, or under CI=true throws, when it cannot. */
 export function needs(requirement: Requirement, group: string): boolean {
   if (!known.has(requirement)) known.set(requirement, present(requirement));
@@ -43,7 +52,7 @@ export function needs(requirement: Requirement, group: string): boolean {
   const { what, enable } = requirements[requirement];
   if (process.env.CI === 'true') throw new Error(`CI=true, and "${group}" needs ${what}, which is missing: ${enable}`);
   const log = process.env[skipLogVariable];
-  const file = path.relative(process.cwd(), expect.getState().testPath ?? 'unknown');
+  const file = callingTestFile();
   if (log) appendFileSync(log, `${JSON.stringify({ requirement, file, group } satisfies SkipRecord)}\n`);
   return false;
 }

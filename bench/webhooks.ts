@@ -71,7 +71,9 @@ async function waitUntilDelivered(db: Db, webhookId: string, count: number): Pro
       webhookId,
     ]);
     if (row.n >= count) return;
-    await sleep(20);
+    // The count reads every delivery of the webhook; asked every 20 ms it took a measurable share of
+    // the database's CPU from the worker being measured. A 250 ms poll adds at most 1 % to a 25 s run.
+    await sleep(250);
   }
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/platform/clock.js';
 import { webhookAttempts } from '../src/platform/metrics.js';
-import { claimDueDeliveries, startAttempts } from '../src/webhooks/queue.js';
+import { type ClaimRequest, claimDueDeliveries, startAttempts } from '../src/webhooks/queue.js';
 import { DeliveryWorker } from '../src/webhooks/worker.js';
 import { startTestApp, type TestApp, type TestOrg, testSecretKey } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
@@ -64,34 +64,57 @@ describe.each(databaseKinds())('attempts lost with their worker on %s', (kind) =
   const deliveries = async (webhookId: string) =>
     (await t.request<{ data: Delivery[] }>('GET', `webhooks/${webhookId}/deliveries`, { apiKey: org.apiKey })).body.data;
 
-  it('lists the lost attempt as worker_lost once its lease has ended, before the attempt that follows', async () => {
-    const hook = await webhookWithDelivery('lost');
+  /** The two ways a worker writes an attempt's start: in its own statement, or in the claim (deliveries that go out at once). */
+  const startWays = {
+    'in its own statement': async (claim: ClaimRequest) => {
+      const [claimed] = await claimDueDeliveries(t.database.db, claim);
+      expect(claimed.startedAttempt).toBeUndefined();
+      const started = await startAttempts(t.database.db, [{ deliveryId: claimed.id, token: claim.token, trigger: 'scheduled' }], claim.now, claim.leaseUntil);
+      return { id: claimed.id, number: started.get(claimed.id) };
+    },
+    'in the claim': async (claim: ClaimRequest) => {
+      const [claimed] = await claimDueDeliveries(t.database.db, {
+        ...claim,
+        startAtOnce: { limit: 10, handlingByWebhook: new Map(), firstAttemptDelayMs: 0 },
+      });
+      return { id: claimed.id, number: claimed.startedAttempt };
+    },
+  };
 
-    const diedAt = clock.now();
-    const leaseUntil = new Date(diedAt.getTime() + leaseMs);
-    const [claimed] = await claimDueDeliveries(t.database.db, { now: diedAt, leaseUntil, token: 'dead.1', limit: 10, perWebhook: 10, inFlightByWebhook: new Map() });
-    const started = await startAttempts(t.database.db, [{ deliveryId: claimed.id, token: 'dead.1', trigger: 'scheduled' }], diedAt, leaseUntil);
-    expect(started.get(claimed.id)).toBe(1);
-    // While the lease runs nobody knows the outcome: the attempt is not listed yet, and nothing is due.
-    const during = await deliveries(hook.id);
-    expect(during).toMatchObject([{ id: claimed.id, status: 'pending', attempts: [] }]);
+  it.each(Object.keys(startWays) as (keyof typeof startWays)[])(
+    'lists the lost attempt as worker_lost once its lease has ended, before the attempt that follows (start written %s)',
+    async (way) => {
+      const name = way === 'in the claim' ? 'lost-claimed' : 'lost';
+      const hook = await webhookWithDelivery(name);
 
-    const lostBefore = await lostAttemptsCounted();
-    const worker = await startWorker();
-    try {
+      const diedAt = clock.now();
+      const leaseUntil = new Date(diedAt.getTime() + leaseMs);
+      // The earlier tests' webhooks take this project too: they count as full, so only this webhook's delivery is claimed.
+      const webhooks = (await t.request<{ data: { id: string }[] }>('GET', 'webhooks', { apiKey: org.apiKey })).body.data;
+      const others = new Map(webhooks.filter((other) => other.id !== hook.id).map((other) => [other.id, 10]));
+      const claimed = await startWays[way]({ now: diedAt, leaseUntil, token: `dead.${name}`, limit: 10, perWebhook: 10, inFlightByWebhook: others });
+      expect(claimed.number).toBe(1);
+      // While the lease runs nobody knows the outcome: the attempt is not listed yet, and nothing is due.
+      const during = await deliveries(hook.id);
+      expect(during).toMatchObject([{ id: claimed.id, status: 'pending', attempts: [] }]);
+
+      const lostBefore = await lostAttemptsCounted();
+      // The lease ends before a worker starts, so that no attempt this worker makes outlives its own lease on the fake clock.
       clock.advance(leaseMs + 1000);
-      worker.wake();
-      const [done] = await waitFor(() => deliveries(hook.id), (all) => all[0]?.status === 'delivered', 'the delivery after the lease');
-      expect(await lostAttemptsCounted()).toBe(lostBefore + 1);
-      expect(done.attempts).toEqual([
-        expect.objectContaining({ number: 1, startedAt: diedAt.toISOString(), durationMs: leaseMs, httpStatus: null, error: 'worker_lost' }),
-        expect.objectContaining({ number: 2, httpStatus: 200, error: null }),
-      ]);
-      expect(receiver.received('/lost')).toHaveLength(1);
-    } finally {
-      await worker.stop();
-    }
-  });
+      const worker = await startWorker();
+      try {
+        const [done] = await waitFor(() => deliveries(hook.id), (all) => all[0]?.status === 'delivered', 'the delivery after the lease');
+        expect(await lostAttemptsCounted()).toBe(lostBefore + 1);
+        expect(done.attempts).toEqual([
+          expect.objectContaining({ number: 1, startedAt: diedAt.toISOString(), durationMs: leaseMs, httpStatus: null, error: 'worker_lost' }),
+          expect.objectContaining({ number: 2, httpStatus: 200, error: null }),
+        ]);
+        expect(receiver.received(`/${name}`)).toHaveLength(1);
+      } finally {
+        await worker.stop();
+      }
+    },
+  );
 
   it('does not send a delivery that another worker took over after its lease ended', async () => {
     const hook = await webhookWithDelivery('taken');

@@ -12,6 +12,13 @@ export interface ClaimRequest {
   perWebhook: number;
   /** Attempts this worker already runs, by webhook. */
   inFlightByWebhook: ReadonlyMap<string, number>;
+  /**
+   * Deliveries that go out at once get their attempt recorded as started by the claim itself:
+   * up to `limit` per webhook being handled, counting the `handlingByWebhook` already are; not a
+   * delivery whose webhook is inactive or whose first scheduled attempt is `firstAttemptDelayMs`
+   * after it was queued and not due yet (those are given back without an attempt).
+   */
+  startAtOnce?: { limit: number; handlingByWebhook: ReadonlyMap<string, number>; firstAttemptDelayMs: number };
 }
 
 export interface ClaimedDelivery {
@@ -32,6 +39,8 @@ export interface ClaimedDelivery {
   eventAt: Date;
   /** It still held the lease of a worker that never reported back: that worker's attempt may be open. */
   leaseLapsed: boolean;
+  /** The number of the attempt the claim recorded as started (see ClaimRequest.startAtOnce); undefined if none. */
+  startedAttempt: number | undefined;
 }
 
 interface ClaimedRow {
@@ -51,6 +60,8 @@ interface ClaimedRow {
   event_data: Record<string, unknown>;
   event_at: Date;
   lease_lapsed: boolean;
+  started: boolean;
+  attempt_count: number;
 }
 
 /**
@@ -58,35 +69,51 @@ interface ClaimedRow {
  * live lease, at most `perWebhook` of each webhook counting those this worker already holds,
  * locked with SKIP LOCKED so concurrent workers take disjoint rows, and leased until `leaseUntil`.
  * The due condition is checked again on the locked row, so a row another worker has just claimed
- * and committed is passed over. Only lease columns change, which keeps the update in place.
+ * and committed is passed over. Only the lease columns and the attempt counter change (no index
+ * covers them), which keeps the update in place. The attempts of the deliveries that go out at
+ * once are recorded as started in the same statement (startAttempts' work, a round trip saved).
  */
 export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): Promise<ClaimedDelivery[]> {
   const busy = [...request.inFlightByWebhook];
   const full = busy.filter(([, count]) => count >= request.perWebhook).map(([webhookId]) => webhookId);
+  const startAtOnce = request.startAtOnce;
+  const handling = [...(startAtOnce?.handlingByWebhook ?? [])];
   const rows = await db.query<ClaimedRow>(
     `WITH busy AS (
        SELECT * FROM unnest($8::text[], $9::int[]) AS b (webhook_id, in_flight)
+     ), handling AS (
+       SELECT * FROM unnest($10::text[], $11::int[]) AS h (webhook_id, count)
      ), window_rows AS (
        SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
        WHERE next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1) AND webhook_id <> ALL ($2::text[])
        ORDER BY next_attempt_at LIMIT $3
      ), candidates AS (
-       SELECT w.id, $4 - coalesce(b.in_flight, 0) AS room,
+       SELECT w.id, $4 - coalesce(b.in_flight, 0) AS room, $12 - coalesce(h.count, 0) AS start_room,
          row_number() OVER (PARTITION BY w.webhook_id ORDER BY w.next_attempt_at, w.id) AS rank
-       FROM window_rows w LEFT JOIN busy b ON b.webhook_id = w.webhook_id
+       FROM window_rows w LEFT JOIN busy b ON b.webhook_id = w.webhook_id LEFT JOIN handling h ON h.webhook_id = w.webhook_id
      ), locked AS (
-       SELECT id, lease_token IS NOT NULL AS lease_lapsed FROM webhook_deliveries
-       WHERE id = ANY (ARRAY(SELECT id FROM candidates WHERE rank <= room))
-         AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
-       ORDER BY next_attempt_at LIMIT $5
-       FOR UPDATE SKIP LOCKED
+       SELECT d.id, d.lease_token IS NOT NULL AS lease_lapsed, c.rank <= c.start_room AS start_room, d.attempt_count AS count_before
+       FROM webhook_deliveries d JOIN candidates c ON c.id = d.id
+       WHERE d.id = ANY (ARRAY(SELECT id FROM candidates WHERE rank <= room))
+         AND d.next_attempt_at <= $1 AND (d.leased_until IS NULL OR d.leased_until <= $1)
+       ORDER BY d.next_attempt_at LIMIT $5
+       FOR UPDATE OF d SKIP LOCKED
+     ), claimed AS (
+       UPDATE webhook_deliveries d SET lease_token = $6, leased_until = $7,
+         attempt_count = d.attempt_count + CASE WHEN locked.start_room AND w.is_active
+           AND NOT (coalesce(d.next_trigger, 'scheduled') = 'scheduled' AND d.scheduled_attempts = 0
+                    AND d.created_at + $13 * interval '1 millisecond' > $1) THEN 1 ELSE 0 END
+       FROM locked, webhooks w, events e
+       WHERE d.id = locked.id AND w.id = d.webhook_id AND e.id = d.event_id
+       RETURNING d.id, d.org_id, d.webhook_id, d.event, d.status, d.scheduled_attempts, d.next_trigger, d.created_at,
+         w.url, w.is_active, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at,
+         e.data AS event_data, e.created_at AS event_at, locked.lease_lapsed,
+         d.attempt_count > locked.count_before AS started, d.attempt_count
+     ), started AS (
+       INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, lease_token, leased_until)
+       SELECT id, attempt_count, coalesce(next_trigger, 'scheduled'), $1, $6, $7 FROM claimed WHERE started
      )
-     UPDATE webhook_deliveries d SET lease_token = $6, leased_until = $7
-     FROM locked, webhooks w, events e
-     WHERE d.id = locked.id AND w.id = d.webhook_id AND e.id = d.event_id
-     RETURNING d.id, d.org_id, d.webhook_id, d.event, d.status, d.scheduled_attempts, d.next_trigger, d.created_at,
-       w.url, w.is_active, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at,
-       e.data AS event_data, e.created_at AS event_at, locked.lease_lapsed`,
+     SELECT * FROM claimed`,
     [
       request.now,
       full,
@@ -97,6 +124,10 @@ export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): 
       request.leaseUntil,
       busy.map(([webhookId]) => webhookId),
       busy.map(([, count]) => count),
+      handling.map(([webhookId]) => webhookId),
+      handling.map(([, count]) => count),
+      startAtOnce?.limit ?? 0,
+      startAtOnce?.firstAttemptDelayMs ?? 0,
     ],
   );
   return rows.map((row) => ({
@@ -116,6 +147,7 @@ export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): 
     eventData: row.event_data,
     eventAt: row.event_at,
     leaseLapsed: row.lease_lapsed,
+    startedAttempt: row.started ? row.attempt_count : undefined,
   }));
 }
 
@@ -179,12 +211,13 @@ export interface AttemptRecord {
 }
 
 /**
- * Records a batch of finished attempts in one statement: each delivery's state and the outcome of
- * its attempt row. A worker that lost its lease (the row was claimed again) still records its
+ * Records a batch of finished attempts in one statement: each delivery's state, the outcome of its
+ * attempt row, and the end of a failing streak for each webhook in `healthy` (see
+ * recordWebhookHealth). A worker that lost its lease (the row was claimed again) still records its
  * attempt, and a success still counts, but it leaves the schedule alone. A manual retry asked for
  * while a scheduled attempt was in flight stays due now.
  */
-export async function recordAttempts(db: Queryable, records: AttemptRecord[], now: Date): Promise<void> {
+export async function recordAttempts(db: Queryable, records: AttemptRecord[], now: Date, healthy: string[] = []): Promise<void> {
   const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
   await db.query(
     `WITH input AS (
@@ -208,6 +241,8 @@ export async function recordAttempts(db: Queryable, records: AttemptRecord[], no
          leased_until = CASE WHEN d.lease_token = i.token THEN NULL ELSE d.leased_until END,
          updated_at = $14
        FROM input i WHERE d.id = i.id
+     ), healthy AS (
+       UPDATE webhooks SET failing_since = NULL WHERE id = ANY ($16::text[]) AND failing_since IS NOT NULL
      )
      UPDATE webhook_attempts a SET started_at = i.started_at, duration_ms = i.duration_ms, http_status = i.http_status,
        error = i.error, error_detail = i.error_detail, response_body = i.response_body, request_headers = i.request_headers::jsonb,
@@ -229,6 +264,7 @@ export async function recordAttempts(db: Queryable, records: AttemptRecord[], no
       column((r) => r.outcome.responseBody),
       now,
       column((r) => (r.outcome.requestHeaders ? JSON.stringify(r.outcome.requestHeaders) : null)),
+      healthy,
     ],
   );
 }
@@ -260,13 +296,11 @@ export async function releaseLeases(db: Queryable, claims: { id: string; token: 
 }
 
 /**
- * Tracks since when each webhook has been failing: a success clears it, a failure starts it if it
- * is not running yet. Rows are only written when that changes, so healthy traffic costs nothing.
+ * Tracks since when each webhook has been failing: a failure starts it if it is not running yet
+ * (a success clears it, in recordAttempts). Rows are only written when that changes, so healthy
+ * traffic costs nothing.
  */
-export async function recordWebhookHealth(db: Queryable, succeeded: string[], failing: { webhookId: string; since: Date }[]): Promise<void> {
-  if (succeeded.length > 0) {
-    await db.query(`UPDATE webhooks SET failing_since = NULL WHERE id = ANY ($1::text[]) AND failing_since IS NOT NULL`, [succeeded]);
-  }
+export async function recordFailingWebhooks(db: Queryable, failing: { webhookId: string; since: Date }[]): Promise<void> {
   if (failing.length > 0) {
     await db.query(
       `UPDATE webhooks w SET failing_since = f.since

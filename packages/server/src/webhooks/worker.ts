@@ -13,7 +13,7 @@ import {
   claimDueDeliveries,
   closeLostAttempts,
   recordAttempts,
-  recordWebhookHealth,
+  recordFailingWebhooks,
   releaseClaim,
   releaseLeases,
   startAttempts,
@@ -241,6 +241,7 @@ export class DeliveryWorker {
       limit,
       perWebhook: this.perWebhook * prefetchFactor,
       inFlightByWebhook: this.held,
+      startAtOnce: { limit: this.perWebhook * startAheadFactor, handlingByWebhook: this.running, firstAttemptDelayMs: this.schedule[0] ?? 0 },
     });
     const lapsed = claimed.filter((delivery) => delivery.leaseLapsed).map((delivery) => delivery.id);
     if (lapsed.length > 0) {
@@ -251,6 +252,11 @@ export class DeliveryWorker {
     for (const delivery of claimed) {
       this.inFlight += 1;
       count(this.held, delivery.webhookId, 1);
+      if (delivery.startedAttempt !== undefined) {
+        count(this.running, delivery.webhookId, 1);
+        void this.handle(delivery, token, delivery.startedAttempt);
+        continue;
+      }
       const queue = this.waiting.get(delivery.webhookId) ?? [];
       queue.push({ delivery, token });
       this.waiting.set(delivery.webhookId, queue);
@@ -259,31 +265,45 @@ export class DeliveryWorker {
     return claimed;
   }
 
-  /** The webhook's slot is freed when its attempt ends; the worker's slot once the attempt is recorded. */
-  private async handle(delivery: ClaimedDelivery, token: string): Promise<void> {
-    const now = this.clock.now();
-    const firstDue = new Date(delivery.createdAt.getTime() + (this.schedule[0] ?? 0));
+  /**
+   * `startedNumber`: the attempt the claim already recorded as started. The webhook's slot is freed
+   * when its attempt ends; the worker's slot once the attempt is recorded.
+   */
+  private async handle(delivery: ClaimedDelivery, token: string, startedNumber?: number): Promise<void> {
     let attempted = false;
     try {
-      if (!delivery.webhookActive) {
-        await releaseClaim(this.db, delivery.id, token, { status: delivery.status === 'pending' ? 'failed' : delivery.status, nextAttemptAt: null }, now);
-      } else if (delivery.trigger === 'scheduled' && delivery.scheduledAttempts === 0 && firstDue > now) {
-        await releaseClaim(this.db, delivery.id, token, { status: delivery.status, nextAttemptAt: firstDue }, now);
-      } else {
-        const number = await this.begin(delivery, token);
-        if (number !== undefined) {
-          attempted = true;
-          const outcome = await this.sending.run(delivery.webhookId, () => this.attempt(delivery)).finally(() => this.endAttempt(delivery.webhookId));
-          this.finished.push({ delivery, token, record: this.recordFor(delivery, token, number, outcome) });
-          this.flush();
-          return;
-        }
+      const number = startedNumber ?? (await this.beginOrGiveBack(delivery, token));
+      if (number !== undefined) {
+        attempted = true;
+        const outcome = await this.sending.run(delivery.webhookId, () => this.attempt(delivery)).finally(() => this.endAttempt(delivery.webhookId));
+        this.finished.push({ delivery, token, record: this.recordFor(delivery, token, number, outcome) });
+        this.flush();
+        return;
       }
     } catch (error) {
       this.log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery could not be handled; it is due again when its lease ends');
     }
     if (!attempted) this.endAttempt(delivery.webhookId);
     this.release(1);
+  }
+
+  /**
+   * Records the attempt as started and answers its number; undefined when there is none to make:
+   * the webhook stopped receiving or the first attempt is not due yet (the claim is given back), or
+   * another worker holds the delivery now.
+   */
+  private async beginOrGiveBack(delivery: ClaimedDelivery, token: string): Promise<number | undefined> {
+    const now = this.clock.now();
+    const firstDue = new Date(delivery.createdAt.getTime() + (this.schedule[0] ?? 0));
+    if (!delivery.webhookActive) {
+      await releaseClaim(this.db, delivery.id, token, { status: delivery.status === 'pending' ? 'failed' : delivery.status, nextAttemptAt: null }, now);
+      return undefined;
+    }
+    if (delivery.trigger === 'scheduled' && delivery.scheduledAttempts === 0 && firstDue > now) {
+      await releaseClaim(this.db, delivery.id, token, { status: delivery.status, nextAttemptAt: firstDue }, now);
+      return undefined;
+    }
+    return this.begin(delivery, token);
   }
 
   /** The attempt's number once it is recorded as started; undefined if another worker holds the delivery now. */
@@ -381,9 +401,12 @@ export class DeliveryWorker {
     }
     for (const webhookId of succeeded) failing.delete(webhookId);
     const gone = batch.filter(({ record }) => record.outcome.httpStatus === 410);
+    const records = batch.map((item) => item.record);
+    // The common case, every attempt a success, is one statement and needs no transaction.
+    if (failing.size === 0 && gone.length === 0) return recordAttempts(this.db, records, now, [...succeeded]);
     await this.db.transaction(async (tx) => {
-      await recordAttempts(tx, batch.map((item) => item.record), now);
-      await recordWebhookHealth(tx, [...succeeded], [...failing].map(([webhookId, since]) => ({ webhookId, since })));
+      await recordAttempts(tx, records, now, [...succeeded]);
+      await recordFailingWebhooks(tx, [...failing].map(([webhookId, since]) => ({ webhookId, since })));
       for (const { delivery } of gone) await disableWebhook(tx, this.clock, delivery.orgId, delivery.webhookId, goneReason);
     });
   }

@@ -36,7 +36,6 @@ function jsonValue(value: unknown): unknown {
 export const jsonRow = (row: ResultRow): ResultRow =>
   Object.fromEntries(Object.entries(row).map(([column, value]) => [column, jsonValue(value)]));
 
-
 /**
  * What one statement may send back, as text: each row may take its share. The rows are checked
  * in the database, before they are sent, so a statement selecting a large column many times is

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { EmbeddedDb } from './embedded.js';
 import { type ListenOptions, PostgresListener } from './listener.js';
+import { SilentServerWatchdog } from './silent-server-watchdog.js';
 import { DatabaseUnavailable, guarded } from './unavailable.js';
 
 export type { ListenOptions } from './listener.js';
@@ -52,12 +53,15 @@ class PostgresDb implements Db {
   readonly kind = 'postgres';
 
   private readonly pool: pg.Pool;
+  private readonly watchdog: SilentServerWatchdog;
 
   constructor(
-    private readonly poolOptions: pg.PoolConfig,
+    private readonly poolOptions: PostgresPoolOptions,
     private readonly listenerOptions: pg.ClientConfig,
   ) {
-    this.pool = new pg.Pool(poolOptions);
+    const { silentServerLimitMs, ...pgOptions } = poolOptions;
+    this.pool = new pg.Pool(pgOptions);
+    this.watchdog = new SilentServerWatchdog(this.pool, silentServerLimitMs);
     // The pool listens for errors only on idle connections. A server that goes away (restart, admin
     // shutdown) while a connection is checked out between two statements would otherwise be an
     // uncaught 'error' event; the next statement on it fails instead, and release() destroys it.
@@ -77,29 +81,25 @@ class PostgresDb implements Db {
     await guarded(() => this.pool.query(sql));
   }
 
-  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await guarded(() => this.pool.connect());
-    let failure: unknown;
-    try {
-      await guarded(() => client.query('BEGIN'));
-      const result = await work({
-        query: <Row>(sql: string, params: readonly unknown[] = []) =>
-          guarded(async () => (await client.query(sql, params as unknown[])).rows as Row[]),
-        exec: async (sql: string) => {
-          await guarded(() => client.query(sql));
-        },
-      });
-      await guarded(() => client.query('COMMIT'));
-      return result;
-    } catch (error) {
-      failure = error;
-      // A connection that failed is destroyed by release(), which ends its transaction on the server;
-      // a ROLLBACK sent on it would wait a whole statement timeout more on a frozen server.
-      if (!(error instanceof DatabaseUnavailable)) await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      release(client, failure);
-    }
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.onConnection(async (client) => {
+      await this.statement(client, 'BEGIN');
+      try {
+        const result = await work({
+          query: <Row>(sql: string, params: readonly unknown[] = []) => this.statement<Row>(client, sql, params),
+          exec: async (sql: string) => {
+            await this.statement(client, sql);
+          },
+        });
+        await this.statement(client, 'COMMIT');
+        return result;
+      } catch (error) {
+        // A connection that failed is destroyed by release(), which ends its transaction on the server;
+        // a ROLLBACK sent on it would wait a whole statement timeout more on a frozen server.
+        if (!(error instanceof DatabaseUnavailable)) await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
   }
 
   async listen(channel: string, onNotify: (payload: string) => void, options?: ListenOptions): Promise<Unlisten> {
@@ -111,11 +111,21 @@ class PostgresDb implements Db {
     return new PostgresDb({ ...this.poolOptions, max: size }, this.listenerOptions);
   }
 
-  async copyRows(target: string, rows: string): Promise<void> {
+  copyRows(target: string, rows: string): Promise<void> {
+    return this.onConnection((client) => guarded(() => pipeline(Readable.from([rows]), client.query(copyFrom(`COPY ${target} FROM STDIN`)))));
+  }
+
+  async close(): Promise<void> {
+    this.watchdog.stop();
+    if (!this.pool.ended) await this.pool.end();
+  }
+
+  /** Runs `work` on a connection of the pool, which is destroyed afterwards if it lost its server. */
+  private async onConnection<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await guarded(() => this.pool.connect());
     let failure: unknown;
     try {
-      await guarded(() => pipeline(Readable.from([rows]), client.query(copyFrom(`COPY ${target} FROM STDIN`))));
+      return await work(client);
     } catch (error) {
       failure = error;
       throw error;
@@ -124,9 +134,15 @@ class PostgresDb implements Db {
     }
   }
 
-  async close(): Promise<void> {
-    if (!this.pool.ended) await this.pool.end();
+  private statement<Row>(client: pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<Row[]> {
+    this.watchdog.rearm(client);
+    return guarded(async () => (await client.query(sql, params as unknown[])).rows as Row[]);
   }
+}
+
+interface PostgresPoolOptions extends pg.PoolConfig {
+  /** How long a statement may go unanswered before its connection is given up (SilentServerWatchdog). */
+  silentServerLimitMs: number;
 }
 
 /** A connection that lost its server is destroyed rather than handed to the next query. */
@@ -193,7 +209,7 @@ export async function connectDb(options: ConnectOptions): Promise<Db> {
     const poolOptions = {
       ...sessionOptions,
       statement_timeout: statementMs,
-      query_timeout: statementMs + clientGraceMs,
+      silentServerLimitMs: statementMs + clientGraceMs,
       max: options.poolSize ?? 10,
     };
     const db = new PostgresDb(poolOptions, sessionOptions);

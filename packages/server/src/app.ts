@@ -58,7 +58,7 @@ export interface App {
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, db, clock } = deps;
   const services = createServices({ db, clock, config });
-  const grants = new GrantCache(db);
+  const grants = new GrantCache(db, clock);
   const lastUsed = new LastUsedRecorder(db);
 
   const http = Fastify({

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UsageMeter } from '../src/modules/usage/meter.js';
 import { newId } from '../src/platform/ids.js';
-import { type AiTestApp, ask, createDatasetTable, dropProjectData, startAiTestApp } from './support/ai.js';
+import { type AiTestApp, ask, createDatasetTable, startAiTestApp } from './support/ai.js';
 import { ManualClock, type TestApp, type TestOrg } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
 import type { FakeLlm } from './support/fake-llm.js';
@@ -29,24 +29,33 @@ interface Usage {
 const nothing: Activity = { apiRequests: 0, aiQuestions: 0, tokens: 0, exports: 0, datasetsCreated: 0, rowsImported: 0 };
 
 describe.each(databaseKinds())('usage on %s', (kind) => {
-  const clock = new ManualClock('2026-03-02T09:00:00.000Z');
+  const clock = new ManualClock();
   let ai: AiTestApp;
   let fake: FakeLlm;
   let t: TestApp;
-  let org: TestOrg;
-  let projectId: string;
+  /** Every test's projects, whose data schemas are dropped at the end. */
+  const projectIds: string[] = [];
 
-  const usage = (who: TestOrg = org) => t.request<One<Usage>>('GET', 'usage', { apiKey: who.apiKey });
+  const usage = (who: TestOrg) => t.request<One<Usage>>('GET', 'usage', { apiKey: who.apiKey });
+  /** A project of the organization's, made over the API: one request counted on the clock's day. */
+  const newProject = async (who: TestOrg, name?: string) => {
+    const { id } = await createProject(t, who, name);
+    projectIds.push(id);
+    return id;
+  };
 
   beforeAll(async () => {
     ai = await startAiTestApp(kind, { clock });
     ({ t, fake } = ai);
-    org = await t.createOrg('business');
   });
-  afterAll(() => ai.stop([projectId]));
+  // Each test has organizations of its own and sets the clock: none sees another's counts, or its month.
+  beforeEach(() => fake.reset());
+  afterAll(() => ai.stop(projectIds));
 
   it('counts requests, questions and tokens per day of the month, with datasets, exports and plan limits', async () => {
-    projectId = (await createProject(t, org)).id; // 1 request on March 2
+    clock.set('2026-03-02T09:00:00.000Z');
+    const org = await t.createOrg('business');
+    const projectId = await newProject(org); // 1 request on March 2
     for (let i = 0; i < 3; i += 1) await t.request('GET', 'projects', { apiKey: org.apiKey });
     fake.script({ content: 'Nothing to compute.', promptTokens: 90, completionTokens: 10 });
     expect((await ask(t, org, projectId, 'hello')).status).toBe(200);
@@ -68,7 +77,7 @@ describe.each(databaseKinds())('usage on %s', (kind) => {
     fake.script({ toolCalls: [{ sql: 'SELECT 1 AS one' }], promptTokens: 200, completionTokens: 20 }, { content: 'One.', promptTokens: 250, completionTokens: 30 });
     expect((await ask(t, org, projectId, 'one?')).status).toBe(200);
 
-    const response = await usage(); // itself the 7th request, on March 3
+    const response = await usage(org); // itself the 7th request, on March 3
     expect(response.status).toBe(200);
     const report = response.body.data;
     expect(report.orgId).toBe(org.orgId);
@@ -92,6 +101,9 @@ describe.each(databaseKinds())('usage on %s', (kind) => {
   });
 
   it('starts a new month from zero, and shows unlimited plans as null', async () => {
+    clock.set('2026-03-31T23:50:00.000Z');
+    const org = await t.createOrg('business');
+    for (let i = 0; i < 3; i += 1) await t.request('GET', 'projects', { apiKey: org.apiKey });
     clock.set('2026-04-01T00:10:00.000Z');
     const enterprise = await t.createOrg('enterprise', { name: 'Big' });
     const report = (await usage(enterprise)).body.data;
@@ -104,15 +116,16 @@ describe.each(databaseKinds())('usage on %s', (kind) => {
       rowsStored: null,
       exportsPerMonth: null,
     });
-    expect((await usage()).body.data.totals).toEqual({ ...nothing, apiRequests: 1 });
+    expect((await usage(org)).body.data.totals).toEqual({ ...nothing, apiRequests: 1 });
   });
 
   it("refuses AI questions once the month's questions or tokens are used up, until the next month", async () => {
     clock.set('2026-06-15T12:00:00.000Z');
+    const org = await t.createOrg('business');
+    const projectId = await newProject(org);
     const spend = (orgId: string, questions: number, tokens: number) =>
       t.database.db.query(`INSERT INTO usage_daily (org_id, day, ai_questions, tokens) VALUES ($1, '2026-06-01', $2, $3)`, [orgId, questions, tokens]);
     await spend(org.orgId, 20_000, 0);
-    fake.reset();
     const refused = await ask(t, org, projectId, 'one more?');
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ code: 'RATE_LIMITED', error: expect.stringMatching(/20000 AI questions/) });
@@ -120,11 +133,10 @@ describe.each(databaseKinds())('usage on %s', (kind) => {
     expect(fake.requests).toHaveLength(0);
 
     const enterprise = await t.createOrg('enterprise', { name: 'Unlimited' });
-    const theirProject = (await createProject(t, enterprise, 'E')).id;
+    const theirProject = await newProject(enterprise, 'E');
     await spend(enterprise.orgId, 10_000_000, 10_000_000_000);
     fake.script({ content: 'Still here.' });
     expect((await ask(t, enterprise, theirProject, 'more?')).status).toBe(200);
-    await dropProjectData(t, [theirProject]);
 
     clock.set('2026-07-01T00:00:00.000Z');
     fake.script({ content: 'New month.' });
@@ -136,6 +148,7 @@ describe.each(databaseKinds())('usage on %s', (kind) => {
   });
 
   it('adds up counts flushed by several processes into one row per organization and day', async () => {
+    const org = await t.createOrg('business');
     const meters = [new UsageMeter(t.database.db, 60_000), new UsageMeter(t.database.db, 60_000)];
     const at = new Date('2026-05-10T12:00:00.000Z');
     for (const meter of meters) {
@@ -145,7 +158,8 @@ describe.each(databaseKinds())('usage on %s', (kind) => {
     }
     await Promise.all(meters.map((meter) => meter.close()));
     const rows = await t.database.db.query(
-      `SELECT org_id, to_char(day, 'YYYY-MM-DD') AS day, api_requests, ai_questions, tokens FROM usage_daily WHERE day = '2026-05-10'`,
+      `SELECT org_id, to_char(day, 'YYYY-MM-DD') AS day, api_requests, ai_questions, tokens FROM usage_daily WHERE day = '2026-05-10' AND org_id IN ($1, 'org_00000000000000000000000000') ORDER BY org_id`,
+      [org.orgId],
     );
     expect(rows).toEqual([{ org_id: org.orgId, day: '2026-05-10', api_requests: 2_000, ai_questions: 2, tokens: 84 }]);
   });

@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectDb, type Db } from '../src/db/connect.js';
 import { systemClock } from '../src/platform/clock.js';
 import { DeliveryWorker } from '../src/webhooks/worker.js';
 import { postgresUrl } from './support/databases.js';
 import { startTestApp, type TestApp, type TestOrg, testSecretKey } from './support/app.js';
+import { HeldEndpoint } from './support/webhooks/held-endpoint.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { testTls } from './support/webhooks/tls.js';
 import { waitFor } from './support/webhooks/wait.js';
@@ -24,6 +25,9 @@ describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('webhook delivery dur
   beforeAll(async () => {
     receiver = await Receiver.start();
     t = await startTestApp('postgres', { config: { webhookAllowPrivate: true } });
+  });
+  // Each test has an organization of its own: its project events reach its own webhook only, and no delivery of another test is left for its workers.
+  beforeEach(async () => {
     org = await t.createOrg('business');
   });
   afterAll(async () => {
@@ -157,11 +161,13 @@ describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('webhook delivery dur
   });
 
   it('hands back the deliveries it claimed but had not started when it stops, so another worker takes them at once', async () => {
-    receiver.respond = () => ({ status: 200, delayMs: 300 });
+    // Its requests are held until the worker has handed back what it had not started: no timer races the stop.
+    const endpoint = await HeldEndpoint.start();
+    endpoint.hold('/handback');
     const hook = (
       await t.request<{ data: { id: string } }>('POST', 'webhooks', {
         apiKey: org.apiKey,
-        body: { name: 'handback', url: receiver.url('/handback'), events: ['project.deleted'] },
+        body: { name: 'handback', url: endpoint.url('/handback'), events: ['project.deleted'] },
       })
     ).body.data;
     const startWorker = async (db: Db) =>
@@ -181,8 +187,17 @@ describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('webhook delivery dur
         const project = await t.app.services.projects.create(org.orgId, { name: `handback ${index}` });
         await t.app.services.projects.delete(org.orgId, project.id);
       }
-      await waitFor(() => receiver.received('/handback'), (requests) => requests.length >= 2, 'first attempts');
-      await first.stop();
+      await endpoint.until('/handback', (seen) => seen.open === 2);
+      const stopped = first.stop();
+      const unstarted = () =>
+        t.database.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM webhook_deliveries d
+           WHERE d.webhook_id = $1 AND d.leased_until IS NOT NULL AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = d.id)`,
+          [hook.id],
+        );
+      await waitFor(unstarted, ([row]) => row.n === 0, 'the claimed deliveries not started handed back');
+      endpoint.release('/handback');
+      await stopped;
       // It held 2 running and 4 waiting (3 × its limit of 2): only the running ones are its to finish.
       expect(first.attemptsMade).toBeLessThan(6);
       const leased = await t.database.db.query<{ n: number }>(
@@ -196,6 +211,7 @@ describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('webhook delivery dur
       expect(done.every((d) => d.attempts === 1)).toBe(true);
       expect(first.attemptsMade + second.attemptsMade).toBe(12);
     } finally {
+      await endpoint.close();
       await db.close();
     }
   });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/platform/clock.js';
 import { webhookAttempts } from '../src/platform/metrics.js';
 import { type ClaimRequest, claimDueDeliveries, startAttempts } from '../src/webhooks/queue.js';
@@ -31,6 +31,9 @@ describe.each(databaseKinds())('attempts lost with their worker on %s', (kind) =
   beforeAll(async () => {
     receiver = await Receiver.start();
     t = await startTestApp(kind, { clock, config: { webhookAllowPrivate: true } });
+  });
+  // Each test has an organization of its own: its project events reach only its own webhook.
+  beforeEach(async () => {
     org = await t.createOrg('business');
   });
   afterAll(async () => {
@@ -58,6 +61,12 @@ describe.each(databaseKinds())('attempts lost with their worker on %s', (kind) =
     await t.request('POST', 'projects', { apiKey: org.apiKey, body: { name } });
     return hook;
   };
+  /**
+   * A claim takes due deliveries of every organization: the other tests' webhooks count as full,
+   * so that only this one's delivery is claimed.
+   */
+  const othersFull = async (webhookId: string) =>
+    new Map((await t.database.db.query<{ id: string }>('SELECT id FROM webhooks WHERE id <> $1', [webhookId])).map((other) => [other.id, 10]));
   /** vigil_webhook_attempts_total{outcome="worker_lost"}, as /metrics shows it. */
   const lostAttemptsCounted = async () =>
     (await webhookAttempts.get()).values.find((value) => value.labels.outcome === 'worker_lost')?.value ?? 0;
@@ -89,10 +98,7 @@ describe.each(databaseKinds())('attempts lost with their worker on %s', (kind) =
 
       const diedAt = clock.now();
       const leaseUntil = new Date(diedAt.getTime() + leaseMs);
-      // The earlier tests' webhooks take this project too: they count as full, so only this webhook's delivery is claimed.
-      const webhooks = (await t.request<{ data: { id: string }[] }>('GET', 'webhooks', { apiKey: org.apiKey })).body.data;
-      const others = new Map(webhooks.filter((other) => other.id !== hook.id).map((other) => [other.id, 10]));
-      const claimed = await startWays[way]({ now: diedAt, leaseUntil, token: `dead.${name}`, limit: 10, perWebhook: 10, inFlightByWebhook: others });
+      const claimed = await startWays[way]({ now: diedAt, leaseUntil, token: `dead.${name}`, limit: 10, perWebhook: 10, inFlightByWebhook: await othersFull(hook.id) });
       expect(claimed.number).toBe(1);
       // While the lease runs nobody knows the outcome: the attempt is not listed yet, and nothing is due.
       const during = await deliveries(hook.id);
@@ -119,8 +125,9 @@ describe.each(databaseKinds())('attempts lost with their worker on %s', (kind) =
   it('does not send a delivery that another worker took over after its lease ended', async () => {
     const hook = await webhookWithDelivery('taken');
     const now = clock.now();
+    const others = await othersFull(hook.id);
     const claim = (token: string, at: Date) =>
-      claimDueDeliveries(t.database.db, { now: at, leaseUntil: new Date(at.getTime() + leaseMs), token, limit: 10, perWebhook: 10, inFlightByWebhook: new Map() });
+      claimDueDeliveries(t.database.db, { now: at, leaseUntil: new Date(at.getTime() + leaseMs), token, limit: 10, perWebhook: 10, inFlightByWebhook: others });
     const [slow] = await claim('slow.1', now);
     const later = new Date(now.getTime() + leaseMs + 1000);
     const [taken] = await claim('quick.1', later);

@@ -40,10 +40,7 @@ export class Receiver {
   respond: Responder = () => ({ status: 200, body: 'ok' });
   /** The most requests for one delivery id that were open at the same moment. */
   maxConcurrentPerDelivery = 0;
-  /** The most requests to one path that were open at the same moment. */
-  readonly maxOpenByPath = new Map<string, number>();
   private readonly open = new Map<string, number>();
-  private readonly openByPath = new Map<string, number>();
   private readonly server: Server;
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Connections opened to it, and kept-alive ones it closed on a request (closeIdleAfterMs). */
@@ -72,13 +69,7 @@ export class Receiver {
         const openNow = (this.open.get(deliveryId) ?? 0) + 1;
         this.open.set(deliveryId, openNow);
         this.maxConcurrentPerDelivery = Math.max(this.maxConcurrentPerDelivery, openNow);
-        const onPath = (this.openByPath.get(received.path) ?? 0) + 1;
-        this.openByPath.set(received.path, onPath);
-        this.maxOpenByPath.set(received.path, Math.max(this.maxOpenByPath.get(received.path) ?? 0, onPath));
-        const closed = () => {
-          this.open.set(deliveryId, (this.open.get(deliveryId) ?? 1) - 1);
-          this.openByPath.set(received.path, (this.openByPath.get(received.path) ?? 1) - 1);
-        };
+        const closed = () => this.open.set(deliveryId, (this.open.get(deliveryId) ?? 1) - 1);
         const reply = this.respond(received);
         const answer = () => {
           this.timers.delete(timer);

@@ -322,12 +322,13 @@ describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
     for (const hook of [dead, recovering]) await t.request('DELETE', `webhooks/${hook.id}`, { apiKey: org.apiKey });
   });
 
-  it('keeps a slow endpoint to its in-flight limit so that the other webhooks are delivered meanwhile', async () => {
+  it('keeps a slow endpoint to its in-flight limit so that the other webhooks are delivered meanwhile, on the same host too', async () => {
     // The slow endpoint holds its requests for as long as the test needs: far less than this worker waits for an answer.
     await worker.stop();
     worker = await startWorker(60_000);
-    // Two receivers: a webhook's requests share the keep-alive connections of its origin with any other webhook there.
-    const [slowEndpoint, fastEndpoint] = await Promise.all([HeldEndpoint.start(), HeldEndpoint.start()]);
+    // One host for both webhooks, as when two organizations use one receiver service: the slow
+    // webhook's requests must not take the connections the other one needs.
+    const slowEndpoint = await HeldEndpoint.start();
     try {
       const webhook = async (url: string, events: string[]) => {
         const response = await t.request<{ data: Webhook }>('POST', 'webhooks', { apiKey: org.apiKey, body: { name: `hook ${url}`, url, events } });
@@ -336,7 +337,7 @@ describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
       };
       slowEndpoint.hold('/slow');
       const slow = await webhook(slowEndpoint.url('/slow'), ['project.updated']);
-      const fast = await webhook(fastEndpoint.url('/fast'), ['project.deleted']);
+      const fast = await webhook(slowEndpoint.url('/fast'), ['project.deleted']);
       for (let index = 0; index < 10; index += 1) {
         await t.request('PATCH', `projects/${projectId}`, { apiKey: org.apiKey, body: { area: `slow ${index}` } });
       }
@@ -351,7 +352,7 @@ describe.each(databaseKinds())('webhook deliveries on %s', (kind) => {
       await waitFor(() => deliveries(slow.id, '?status=delivered&limit=100'), (d) => d.length === 10, 'all slow deliveries');
       expect(slowEndpoint.seen('/slow')).toEqual({ arrived: 10, open: 0, mostOpen: 2, answered: 10 });
     } finally {
-      await Promise.all([slowEndpoint.close(), fastEndpoint.close()]);
+      await slowEndpoint.close();
       await worker.stop();
       worker = await startWorker(1000);
     }

@@ -134,7 +134,10 @@ export class DeliveryWorker {
       clock: options.clock,
       timeoutMs: config.webhookTimeoutMs,
       allowPrivate: config.webhookAllowPrivate,
-      connectionsPerOrigin: this.perWebhook,
+      // Not the per-webhook limit: webhooks of different organizations may share a host (a
+      // receiver service), and one's slow endpoint must not hold the connections another waits
+      // for. Each webhook is kept to its own limit by `sending`; the host to the worker's total.
+      connectionsPerOrigin: this.maxInFlight,
       ca: options.ca,
     });
   }

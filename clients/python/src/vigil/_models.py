@@ -15,7 +15,7 @@ Role = Literal["admin", "member", "viewer"]
 UserStatus = Literal["invited", "active", "deactivated"]
 DeliveryStatus = Literal["pending", "delivered", "failed"]
 DeliveryAttemptTrigger = Literal["scheduled", "manual"]
-DeliveryAttemptError = Literal["timeout", "dns", "tls", "refused", "blocked_address", "connection", "invalid_url", "worker_lost"]
+DeliveryAttemptError = Literal["timeout", "dns", "tls", "refused", "blocked_address", "connection", "invalid_url", "worker_lost", "not_sent"]
 DatasetStatus = Literal["importing", "ready", "failed"]
 DatasetSource = Literal["upload", "connection"]
 DatasetColumnType = Literal["integer", "numeric", "boolean", "date", "timestamp", "text"]
@@ -141,7 +141,7 @@ class DeliveryAttempt:
     duration_ms: int
     http_status: Optional[int]
     error: Optional[DeliveryAttemptError]
-    """Why no answer came; `worker_lost`: the worker sending it stopped before its outcome was known (the request may have arrived)."""
+    """Why no answer came; `worker_lost`: the worker sending it stopped before its outcome was known (the request may have arrived); `not_sent`: the worker gave the delivery back before sending, its database having failed (no request left)."""
     error_detail: Optional[str]
     """More about the error where its kind says too little, e.g. why TLS failed: untrusted issuer, name mismatch, expired."""
     response_body: Optional[str]

@@ -1848,8 +1848,8 @@ export interface components {
         };
         DeliveryAttempt: {
             durationMs: number;
-            /** @description Why no answer came; `worker_lost`: the worker sending it stopped before its outcome was known (the request may have arrived). */
-            error: ("timeout" | "dns" | "tls" | "refused" | "blocked_address" | "connection" | "invalid_url" | "worker_lost") | null;
+            /** @description Why no answer came; `worker_lost`: the worker sending it stopped before its outcome was known (the request may have arrived); `not_sent`: the worker gave the delivery back before sending, its database having failed (no request left). */
+            error: ("timeout" | "dns" | "tls" | "refused" | "blocked_address" | "connection" | "invalid_url" | "worker_lost" | "not_sent") | null;
             /** @description More about the error where its kind says too little, e.g. why TLS failed: untrusted issuer, name mismatch, expired. */
             errorDetail: string | null;
             httpStatus: number | null;

@@ -38,7 +38,7 @@ export const rateLimitRefusals = new Counter({
 
 export const webhookAttempts = new Counter({
   name: 'vigil_webhook_attempts_total',
-  help: 'Webhook delivery attempts by outcome: success, http_error, or the failure (timeout, dns, tls, refused, connection, …, worker_lost).',
+  help: 'Webhook delivery attempts by outcome: success, http_error, or the failure (timeout, dns, tls, refused, connection, …, worker_lost, not_sent).',
   labelNames: ['outcome'] as const,
   registers,
 });

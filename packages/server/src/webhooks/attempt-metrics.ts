@@ -13,7 +13,10 @@ export function countAttempt(outcome: AttemptOutcome): void {
   webhookAttemptDuration.observe(labels, outcome.durationMs / 1000);
 }
 
-/** Attempts closed as lost with their worker: counted by outcome, with no duration (theirs is not known). */
-export function countLostAttempts(count: number): void {
-  if (count > 0) webhookAttempts.inc({ outcome: 'worker_lost' }, count);
+/**
+ * Attempts closed without an outcome of their own, lost with their worker or never sent: counted
+ * by outcome, with no duration (a lost one's is not known, an unsent one had none).
+ */
+export function countClosedAttempts(outcome: 'worker_lost' | 'not_sent', count: number): void {
+  if (count > 0) webhookAttempts.inc({ outcome }, count);
 }

@@ -295,6 +295,42 @@ export async function releaseLeases(db: Queryable, claims: { id: string; token: 
   );
 }
 
+export interface UnsentHold {
+  /** Deliveries this worker knows it claimed, with the claim's token. */
+  held: { id: string; token: string }[];
+  /** Tokens of claims whose answer never came: whatever they took was due by `claimedBy`. */
+  claimTokens: string[];
+  claimedBy: Date | null;
+}
+
+/**
+ * Gives back deliveries this worker holds but will not send (a write for them failed, so it cannot
+ * know what it holds), and closes as `not_sent` the attempts it had recorded as started for them:
+ * another worker, or this one, may take them at once instead of when their leases end. Only rows
+ * that still carry the worker's token change, so a delivery taken over meanwhile is left alone.
+ * A failed claim's deliveries are found among the due rows (a claim does not change when a row
+ * is due; the index on it bounds the search). Answers how many attempts were closed.
+ */
+export async function releaseUnsent(db: Queryable, hold: UnsentHold): Promise<number> {
+  const rows = await db.query(
+    `WITH held AS (
+       SELECT * FROM unnest($1::text[], $2::text[]) AS h (id, token)
+     ), released AS (
+       UPDATE webhook_deliveries d SET lease_token = NULL, leased_until = NULL
+       FROM held h WHERE d.id = h.id AND d.lease_token = h.token
+     ), released_claims AS (
+       UPDATE webhook_deliveries d SET lease_token = NULL, leased_until = NULL
+       WHERE d.next_attempt_at <= $4 AND d.lease_token = ANY ($3::text[])
+     )
+     UPDATE webhook_attempts a SET error = 'not_sent', duration_ms = 0, lease_token = NULL, leased_until = NULL
+     WHERE a.lease_token IS NOT NULL
+       AND (a.lease_token = ANY ($3::text[]) OR (a.delivery_id, a.lease_token) IN (SELECT id, token FROM held))
+     RETURNING 1`,
+    [hold.held.map((h) => h.id), hold.held.map((h) => h.token), hold.claimTokens, hold.claimedBy],
+  );
+  return rows.length;
+}
+
 /**
  * Tracks since when each webhook has been failing: a failure starts it if it is not running yet
  * (a success clears it, in recordAttempts). Rows are only written when that changes, so healthy

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Unlisten } from '../db/connect.js';
+import { DatabaseUnavailable } from '../db/unavailable.js';
 import { disableWebhook } from '../modules/webhooks/disable.js';
 import type { Clock } from '../platform/clock.js';
 import type { ResolvedConfig } from '../platform/context.js';
@@ -21,8 +22,9 @@ import {
 import { ConcurrencyLimit } from '../platform/concurrency-limit.js';
 import { nextScheduledAttempt, retryAfterMs } from './schedule.js';
 import { WebhookSender } from './sender.js';
-import { countAttempt, countLostAttempts } from './attempt-metrics.js';
+import { countAttempt, countClosedAttempts } from './attempt-metrics.js';
 import { deliveryHeaders } from './signer.js';
+import { retryDelayMs, UnsentDeliveries } from './unsent.js';
 
 export interface WorkerLog {
   info(details: object, message: string): void;
@@ -106,6 +108,9 @@ export class DeliveryWorker {
   private readonly held = new Map<string, number>();
   private readonly waiting = new Map<string, { delivery: ClaimedDelivery; token: string }[]>();
   private finished: Finished[] = [];
+  /** Failed tries in a row to record the finished attempts. */
+  private flushFailures = 0;
+  private readonly unsent: UnsentDeliveries;
   private starting: Starting[] = [];
   private writingStarts = false;
   private claims = 0;
@@ -130,6 +135,11 @@ export class DeliveryWorker {
     this.perWebhook = options.perWebhookInFlight ?? 32;
     this.leaseMs = options.leaseMs ?? config.webhookTimeoutMs * 3 + 30_000;
     this.sending = new ConcurrencyLimit(this.perWebhook);
+    this.unsent = new UnsentDeliveries(
+      this.db,
+      (error) => this.log.warn({ err: error }, 'could not give back webhook deliveries that were not sent; retrying'),
+      () => this.wake(),
+    );
     this.sender = new WebhookSender({
       clock: options.clock,
       timeoutMs: config.webhookTimeoutMs,
@@ -170,7 +180,7 @@ export class DeliveryWorker {
    */
   async sweep(): Promise<string[]> {
     try {
-      countLostAttempts(await closeLostAttempts(this.db, this.clock.now()));
+      countClosedAttempts('worker_lost', await closeLostAttempts(this.db, this.clock.now()));
       return await disableFailingWebhooks(this.db, this.clock);
     } catch (error) {
       this.log.error({ err: error }, 'webhook sweep (lost attempts, auto-disable) failed');
@@ -200,6 +210,7 @@ export class DeliveryWorker {
     await this.handBack();
     const limit = new Promise<void>((resolve) => setTimeout(resolve, this.options.config.webhookTimeoutMs + 5000).unref());
     await Promise.race([this.idle(), limit]);
+    await this.unsent.close();
     await this.sender.close();
   }
 
@@ -245,10 +256,14 @@ export class DeliveryWorker {
       perWebhook: this.perWebhook * prefetchFactor,
       inFlightByWebhook: this.held,
       startAtOnce: { limit: this.perWebhook * startAheadFactor, handlingByWebhook: this.running, firstAttemptDelayMs: this.schedule[0] ?? 0 },
+    }).catch((error: unknown) => {
+      // The claim may have been carried out with its answer lost: whatever it took is given back.
+      if (error instanceof DatabaseUnavailable) this.unsent.claimFailed(token, now);
+      throw error;
     });
     const lapsed = claimed.filter((delivery) => delivery.leaseLapsed).map((delivery) => delivery.id);
     if (lapsed.length > 0) {
-      await closeLostAttempts(this.db, now, lapsed).then(countLostAttempts, (error: unknown) =>
+      await closeLostAttempts(this.db, now, lapsed).then((closed) => countClosedAttempts('worker_lost', closed), (error: unknown) =>
         this.log.warn({ err: error }, 'could not close the attempts of a lost worker; the sweep closes them'),
       );
     }
@@ -284,7 +299,15 @@ export class DeliveryWorker {
         return;
       }
     } catch (error) {
-      this.log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery could not be handled; it is due again when its lease ends');
+      // Nothing was sent: when the database failed to answer, the delivery is given back (its start,
+      // if it was written, closed as not_sent) once it answers again, instead of when the lease ends.
+      // Any other error would come back at once, so the lease paces it.
+      const giveBack = !attempted && error instanceof DatabaseUnavailable;
+      this.log.error(
+        { err: error, deliveryId: delivery.id },
+        giveBack ? 'webhook delivery could not be started; it is given back once the database answers' : 'webhook delivery could not be handled; it is due again when its lease ends',
+      );
+      if (giveBack) this.unsent.hold(delivery.id, token);
     }
     if (!attempted) this.endAttempt(delivery.webhookId);
     this.release(1);
@@ -380,16 +403,19 @@ export class DeliveryWorker {
     this.write(batch).then(
       () => {
         this.flushing = false;
+        this.flushFailures = 0;
         this.release(batch.length);
         this.flush();
       },
       (error: unknown) => {
         this.log.error({ err: error, attempts: batch.length }, 'recording webhook attempts failed; retrying');
         this.finished = [...batch, ...this.finished];
+        // Recording the outcome also ends the lease: retried soon, so the delivery is not held long after the database is back.
+        this.flushFailures += 1;
         setTimeout(() => {
           this.flushing = false;
           this.flush();
-        }, 1000).unref();
+        }, retryDelayMs(this.flushFailures)).unref();
       },
     );
   }

@@ -28,7 +28,7 @@ export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 export const attemptTriggers = ['scheduled', 'manual'] as const;
 export type AttemptTrigger = (typeof attemptTriggers)[number];
-export const attemptErrors = ['timeout', 'dns', 'tls', 'refused', 'blocked_address', 'connection', 'invalid_url', 'worker_lost'] as const;
+export const attemptErrors = ['timeout', 'dns', 'tls', 'refused', 'blocked_address', 'connection', 'invalid_url', 'worker_lost', 'not_sent'] as const;
 export type AttemptError = (typeof attemptErrors)[number];
 
 export const Attempt = Type.Object(
@@ -39,7 +39,8 @@ export const Attempt = Type.Object(
     durationMs: Type.Integer(),
     httpStatus: Type.Union([Type.Integer(), Type.Null()]),
     error: Type.Union([StringEnum(attemptErrors), Type.Null()], {
-      description: 'Why no answer came; `worker_lost`: the worker sending it stopped before its outcome was known (the request may have arrived).',
+      description:
+        'Why no answer came; `worker_lost`: the worker sending it stopped before its outcome was known (the request may have arrived); `not_sent`: the worker gave the delivery back before sending, its database having failed (no request left).',
     }),
     errorDetail: Type.Union([Type.String(), Type.Null()], {
       description: 'More about the error where its kind says too little, e.g. why TLS failed: untrusted issuer, name mismatch, expired.',

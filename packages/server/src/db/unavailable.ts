@@ -40,3 +40,21 @@ export async function guarded<T>(work: () => Promise<T>): Promise<T> {
     throw isConnectionFailure(error) ? new DatabaseUnavailable(error) : error;
   }
 }
+
+/**
+ * Failures after which the statement surely did not run: the connection was refused or never made,
+ * the server would not start it, or it cancelled it (rolled back).
+ */
+const notRunCodes = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '53300', '57P03', '57014']);
+
+/**
+ * True when a statement that failed may still have been carried out: the connection was lost while
+ * it ran or with its answer on the way (reset, terminated, a server that went silent).
+ */
+export function answerMayBeLost(error: unknown): boolean {
+  if (!(error instanceof DatabaseUnavailable)) return false;
+  const cause = error.cause;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && notRunCodes.has(code)) return false;
+  return !(cause instanceof Error && /timeout exceeded when trying to connect/i.test(cause.message));
+}

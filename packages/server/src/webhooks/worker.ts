@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Unlisten } from '../db/connect.js';
-import { DatabaseUnavailable } from '../db/unavailable.js';
+import { answerMayBeLost, DatabaseUnavailable } from '../db/unavailable.js';
 import { disableWebhook } from '../modules/webhooks/disable.js';
 import type { Clock } from '../platform/clock.js';
 import type { ResolvedConfig } from '../platform/context.js';
@@ -258,7 +258,7 @@ export class DeliveryWorker {
       startAtOnce: { limit: this.perWebhook * startAheadFactor, handlingByWebhook: this.running, firstAttemptDelayMs: this.schedule[0] ?? 0 },
     }).catch((error: unknown) => {
       // The claim may have been carried out with its answer lost: whatever it took is given back.
-      if (error instanceof DatabaseUnavailable) this.unsent.claimFailed(token, now);
+      if (answerMayBeLost(error)) this.unsent.claimFailed(token, now);
       throw error;
     });
     const lapsed = claimed.filter((delivery) => delivery.leaseLapsed).map((delivery) => delivery.id);

@@ -1,14 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../src/app.js';
-import { connectDb, type Db } from '../src/db/connect.js';
-import { migrate } from '../src/db/migrate.js';
+import type { App } from '../src/app.js';
+import type { Db } from '../src/db/connect.js';
 import { DatabaseUnavailable } from '../src/db/unavailable.js';
 import { systemClock } from '../src/platform/clock.js';
-import { MemoryCounterStore, RateLimiter } from '../src/platform/rate-limit.js';
 import { DeliveryWorker } from '../src/webhooks/worker.js';
-import { testConfig, testSecretKey } from './support/app.js';
-import { postgresBinDir, startPostgresServer, type PostgresServer } from './support/postgres-server.js';
+import { testSecretKey } from './support/app.js';
+import { postgresBinDir, type PostgresServer } from './support/postgres-server.js';
+import { type PrivateServerApp, startAppOnPrivateServer } from './support/private-server-app.js';
 import { call } from './support/processes.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { testTls } from './support/webhooks/tls.js';
@@ -20,6 +19,7 @@ const connectTimeoutMs = 500;
 const statementTimeoutMs = 1000;
 
 describe.runIf(postgresBinDir !== undefined || needs('postgres-server', 'a private PostgreSQL server'))('a PostgreSQL server of its own that restarts, stops and freezes', () => {
+  let outage: PrivateServerApp;
   let server: PostgresServer;
   let db: Db;
   let app: App;
@@ -30,16 +30,8 @@ describe.runIf(postgresBinDir !== undefined || needs('postgres-server', 'a priva
   let projectId: string;
 
   beforeAll(async () => {
-    server = await startPostgresServer();
-    db = await connectDb({ databaseUrl: server.url, poolSize: 4, connectTimeoutMs, statementTimeoutMs });
-    await migrate(db);
-    app = await buildApp({
-      config: testConfig({ logLevel: 'silent', webhookAllowPrivate: true }),
-      db,
-      clock: systemClock,
-      limiter: new RateLimiter(new MemoryCounterStore()),
-    });
-    baseUrl = await app.http.listen({ port: 0, host: '127.0.0.1' });
+    outage = await startAppOnPrivateServer({ connectTimeoutMs, statementTimeoutMs });
+    ({ server, db, app, baseUrl } = outage);
     apiKey = (await app.services.organizations.create({ name: 'Outage', plan: 'business', adminEmail: 'ops@example.com' })).apiKey;
     receiver = await Receiver.start();
     // The poll and the sweep are ten minutes apart: a delivery that goes out sooner was woken by NOTIFY.
@@ -58,10 +50,8 @@ describe.runIf(postgresBinDir !== undefined || needs('postgres-server', 'a priva
 
   afterAll(async () => {
     await worker?.stop();
-    await app?.close();
-    await db?.close();
     await receiver?.close();
-    await server?.remove();
+    await outage?.close();
   });
 
   const createAlert = (title: string) => call(baseUrl, 'POST', 'alerts', { apiKey, body: { projectId, title, severity: 'high' } });

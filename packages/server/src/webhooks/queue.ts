@@ -323,8 +323,11 @@ export async function releaseUnsent(db: Queryable, hold: UnsentHold): Promise<nu
        WHERE d.next_attempt_at <= $4 AND d.lease_token = ANY ($3::text[])
      )
      UPDATE webhook_attempts a SET error = 'not_sent', duration_ms = 0, lease_token = NULL, leased_until = NULL
-     WHERE a.lease_token IS NOT NULL
-       AND (a.lease_token = ANY ($3::text[]) OR (a.delivery_id, a.lease_token) IN (SELECT id, token FROM held))
+     FROM (
+       SELECT id, token FROM held
+       UNION SELECT delivery_id, lease_token FROM webhook_attempts WHERE lease_token IS NOT NULL AND lease_token = ANY ($3::text[])
+     ) t
+     WHERE a.delivery_id = t.id AND a.lease_token = t.token
      RETURNING 1`,
     [hold.held.map((h) => h.id), hold.held.map((h) => h.token), hold.claimTokens, hold.claimedBy],
   );

@@ -13,12 +13,16 @@ import pytest
 
 from tests.support.clients import AnyVigil
 from tests.support.fake_llm import FakeLlm
+from tests.support.package_checks import PackageChecks, start_package_checks
 from tests.support.recorder import Recorder
 from tests.support.server import Org, VigilServer, start_vigil
 from vigil import AsyncVigil, Vigil
 from vigil._decode import decode_strictly
 
 RATE_LIMIT = 3
+# The Business organization's contract: the tests make more than the plan's 120 requests a minute,
+# and each 429 would have the client wait out the window (the rate limit has tests of its own).
+MAIN_RATE_LIMIT = 100_000
 
 # A model that drifted from the server fails the test that reads it (tests/test_models.py).
 decode_strictly(True)
@@ -36,6 +40,16 @@ def llm() -> Iterator[FakeLlm]:
     fake = FakeLlm()
     yield fake
     fake.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def package_checks(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Optional[PackageChecks]]:
+    """Started with the session when a test of tests/test_package.py is in it (see package_checks.py)."""
+    if not any(isinstance(item, pytest.Function) and "package_checks" in item.fixturenames for item in request.session.items):
+        yield None
+        return
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
+        yield start_package_checks(executor, tmp_path_factory.mktemp("package"))
 
 
 @pytest.fixture(scope="session")
@@ -78,7 +92,9 @@ def orgs(server: VigilServer, pool: concurrent.futures.ThreadPoolExecutor) -> Or
     # The rate-limited organization is made with the CLI, as an operator would; Node takes a few
     # seconds to start, so that runs beside the tests that do not need it.
     limited = pool.submit(_limited_org, server)
-    return Orgs(main=server.create_org("Acme", "business"), free=server.create_org("Smallco", "pro"), limited=limited)
+    main = server.create_org("Acme", "business")
+    server.admin({"kind": "org.set-rate-limit", "orgId": main.id, "perMinute": MAIN_RATE_LIMIT})
+    return Orgs(main=main, free=server.create_org("Smallco", "pro"), limited=limited)
 
 
 def _limited_org(server: VigilServer) -> Org:

@@ -9,6 +9,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests.conftest import MAIN_RATE_LIMIT
 from tests.support.clients import AnyVigil, collect, resolve
 from tests.support.fake_llm import ANSWER
 from vigil import Alert, ConflictError, NotFoundError, Project
@@ -234,7 +235,7 @@ async def test_chat_and_history(v: AnyVigil, unique: str) -> None:
 
 async def test_usage(v: AnyVigil) -> None:
     usage = await resolve(v.usage.retrieve())
-    assert usage.plan == "business" and usage.limits.requests_per_minute == 120
+    assert usage.plan == "business" and usage.limits.requests_per_minute == MAIN_RATE_LIMIT
     assert usage.totals.api_requests >= 1
     assert usage.period.start <= datetime.now(timezone.utc) < usage.period.end
     assert usage.days[-1].date == datetime.now(timezone.utc).date()

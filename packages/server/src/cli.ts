@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { type AdminCommand, type AdminResult, runAdminCommand } from './admin/commands.js';
-import { type EmbeddedCommand, embeddedCommandNames, isEmbeddedCommand, runEmbeddedCommand } from './admin/embedded-commands.js';
+import { type EmbeddedCommand, embeddedCommandNames, isEmbeddedCommand } from './admin/embedded-command-kinds.js';
 import { sendToRunningServer } from './admin/socket.js';
 import { loadConfig } from './config.js';
 import { exitOnStartupError, serve } from './main.js';
@@ -187,13 +187,11 @@ async function execute(command: AdminCommand): Promise<AdminResult> {
   }
   // Loaded only here: a command handed to a running server (or a usage error) needs none of the
   // service modules, which take seconds to load.
-  const [{ openRuntime }, { createServices }] = await Promise.all([import('./runtime.js'), import('./services.js')]);
+  const [{ openRuntime }, { createAdminServices }] = await Promise.all([import('./runtime.js'), import('./admin/services.js')]);
   const runtime = await openRuntime(config, { migrate: command.kind !== 'migrate' });
-  const services = createServices(runtime);
   try {
-    return await runAdminCommand({ db: runtime.db, services, grantsChanged: () => undefined }, command);
+    return await runAdminCommand({ db: runtime.db, services: createAdminServices(runtime), grantsChanged: () => undefined }, command);
   } finally {
-    await services.chat.readers.close();
     await runtime.close();
   }
 }
@@ -218,6 +216,8 @@ export async function main(argv: string[]): Promise<void> {
   const command = parsed.command;
   if (isEmbeddedCommand(command)) {
     try {
+      // Loaded only here: it brings PGlite, pg and tar, which a usage error or another command never needs.
+      const { runEmbeddedCommand } = await import('./admin/embedded-commands.js');
       const outcome = await runEmbeddedCommand(loadConfig(), command);
       process.stdout.write(`${parsed.json ? JSON.stringify(outcome.result) : outcome.text}\n`);
     } catch (error) {

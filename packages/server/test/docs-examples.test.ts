@@ -98,9 +98,60 @@ function liveServerFor(settings: Record<string, string>): Promise<LiveServer> {
   if (!servers.has(key)) servers.set(key, fake.then((model) => startLiveServer(settings, model)));
   return servers.get(key)!;
 }
+
+/**
+ * Pyright over every page's python blocks, each page one module of its own (blocks in order: later
+ * blocks use what earlier ones defined, as in the session that runs them), in one run: each run
+ * spends seconds analysing the client package before it reaches a page. The errors of each block.
+ */
+let pythonChecked: Promise<Map<string, string[]>> | undefined;
+function pythonTypeErrors(): Promise<Map<string, string[]>> {
+  pythonChecked ??= (async () => {
+    const errors = new Map<string, string[]>();
+    const modules = pages
+      .map((page) => ({ file: `${page.page.replace(/[^\w]+/g, '_')}.py`, blocks: page.blocks.filter((block) => runnable(block) && block.language === 'python') }))
+      .filter((module) => module.blocks.length > 0);
+    if (modules.length === 0 || !pythonReady) return errors;
+    const check = await mkdtemp(path.join(os.tmpdir(), 'vigil-docs-pycheck-'));
+    try {
+      const starts = new Map<string, number[]>();
+      for (const { file, blocks } of modules) {
+        const lines: number[] = [];
+        let source = '';
+        for (const block of blocks) {
+          lines.push(source.split('\n').length);
+          source += `${block.code}\n`;
+        }
+        starts.set(file, lines);
+        await writeFile(path.join(check, file), source);
+      }
+      const config = { typeCheckingMode: 'strict', pythonVersion: '3.9', extraPaths: [path.join(repoRoot, 'clients/python/src')], reportMissingModuleSource: false };
+      await writeFile(path.join(check, 'pyrightconfig.json'), JSON.stringify(config));
+      const pyright = path.join(repoRoot, 'node_modules/.bin/pyright');
+      const files = modules.map((module) => module.file);
+      const result = await run(pyright, ['--outputjson', '--pythonpath', '/usr/bin/python3', ...files], { cwd: check }).catch((error: { stdout: string }) => error);
+      const report = JSON.parse(result.stdout) as { generalDiagnostics: { file: string; severity: string; message: string; range: { start: { line: number } } }[] };
+      for (const diagnostic of report.generalDiagnostics.filter((one) => one.severity === 'error')) {
+        const module = modules.find((candidate) => path.basename(diagnostic.file) === candidate.file);
+        if (!module) throw new Error(`pyright reported on ${diagnostic.file}, not a page's module: ${diagnostic.message}`);
+        const row = diagnostic.range.start.line + 1;
+        const moduleStarts = starts.get(module.file)!;
+        const index = moduleStarts.filter((start) => start <= row).length - 1;
+        const key = where(module.blocks[index]);
+        errors.set(key, [...(errors.get(key) ?? []), `line ${row - moduleStarts[index] + 1}: ${diagnostic.message}`]);
+      }
+      return errors;
+    } finally {
+      await rm(check, { recursive: true, force: true });
+    }
+  })();
+  return pythonChecked;
+}
 beforeAll(() => {
   // Every server the pages need starts at once, beside the type checks.
   for (const page of pages.filter((candidate) => candidate.blocks.some(runnable))) void liveServerFor(page.serverSettings);
+  // Its failure is the pages' to report, when they await it.
+  pythonTypeErrors().catch(() => undefined);
 });
 afterAll(async () => {
   for (const server of servers.values()) await (await server).remove();
@@ -167,7 +218,7 @@ describe.each(pages.filter((page) => page.blocks.some(runnable)).map((page) => [
     }
   });
 
-  /** tsc --strict over the page's ts blocks, and pyright over its python blocks as one module; the errors of each block. */
+  /** tsc --strict over the page's ts blocks, and pyright's findings in its python blocks (pythonTypeErrors); the errors of each block. */
   async function typeCheck(checked: DocsBlock[], dir: string): Promise<Map<string, string[]>> {
     const errors = new Map<string, string[]>();
     const add = (block: DocsBlock, message: string) => errors.set(where(block), [...(errors.get(where(block)) ?? []), message]);
@@ -194,26 +245,8 @@ describe.each(pages.filter((page) => page.blocks.some(runnable)).map((page) => [
     if (py.length > 0 && pythonReady) {
       checks.push(
         (async () => {
-          // One module, blocks in order: later blocks use what earlier ones defined, as in the session that runs them.
-          const starts: number[] = [];
-          let source = '';
-          for (const block of py) {
-            starts.push(source.split('\n').length);
-            source += `${block.code}\n`;
-          }
-          const check = path.join(dir, 'pycheck');
-          await mkdir(check);
-          await writeFile(path.join(check, 'page.py'), source);
-          const config = { typeCheckingMode: 'strict', pythonVersion: '3.9', extraPaths: [path.join(repoRoot, 'clients/python/src')], reportMissingModuleSource: false };
-          await writeFile(path.join(check, 'pyrightconfig.json'), JSON.stringify(config));
-          const pyright = path.join(repoRoot, 'node_modules/.bin/pyright');
-          const result = await run(pyright, ['--outputjson', '--pythonpath', '/usr/bin/python3', 'page.py'], { cwd: check }).catch((error: { stdout: string }) => error);
-          const report = JSON.parse(result.stdout) as { generalDiagnostics: { severity: string; message: string; range: { start: { line: number } } }[] };
-          for (const diagnostic of report.generalDiagnostics.filter((one) => one.severity === 'error')) {
-            const row = diagnostic.range.start.line + 1;
-            const index = starts.filter((start) => start <= row).length - 1;
-            add(py[index], `line ${row - starts[index] + 1}: ${diagnostic.message}`);
-          }
+          const found = await pythonTypeErrors();
+          for (const block of py) for (const message of found.get(where(block)) ?? []) add(block, message);
         })(),
       );
     }

@@ -4,7 +4,7 @@ import { ApiError } from '../platform/errors.js';
 import type { Plan } from '../platform/plans.js';
 import { listKeysOfOrganization } from '../modules/api-keys/store.js';
 import { listAllOrganizations } from '../modules/organizations/store.js';
-import type { Services } from '../services.js';
+import type { AdminServices } from './services.js';
 
 /** Everything the `vigil` CLI can ask of a database, whether it runs it itself or hands it to a server. */
 export type AdminCommand =
@@ -24,7 +24,7 @@ export type AdminResult = Record<string, unknown>;
 
 export interface AdminTarget {
   db: Db;
-  services: Services;
+  services: AdminServices;
   /** Called after anything that changes what a key grants, so this process forgets its cached grants. */
   grantsChanged(): void;
 }

@@ -6,15 +6,7 @@ import { backupEmbedded, restoreEmbedded } from './embedded-backup.js';
 import { requireEmbeddedAtRest } from './embedded-at-rest.js';
 import { markMovedToPostgres } from './moved-to-postgres.js';
 import { type CopiedTable, copyEmbeddedToPostgres } from './migrate-to-postgres.js';
-
-/** Commands on the embedded installation's files themselves: never handed to a running server. */
-export type EmbeddedCommand = { kind: 'migrate-to-postgres'; to: string } | { kind: 'backup'; out: string } | { kind: 'restore'; from: string };
-
-export const embeddedCommandNames = new Set<string>(['migrate-to-postgres', 'backup', 'restore']);
-
-export function isEmbeddedCommand(command: { kind: string }): command is EmbeddedCommand {
-  return embeddedCommandNames.has(command.kind);
-}
+import type { EmbeddedCommand } from './embedded-command-kinds.js';
 
 export interface EmbeddedOutcome {
   /** What `--json` prints. */
@@ -44,6 +36,7 @@ function copyReport(dataDir: string, target: string, tables: CopiedTable[], secr
   ].join('\n');
 }
 
+/** Commands on the embedded installation's files themselves: never handed to a running server. */
 export async function runEmbeddedCommand(config: Config, command: EmbeddedCommand): Promise<EmbeddedOutcome> {
   if (config.databaseUrl) {
     throw new Error(`DATABASE_URL is set, but vigil ${command.kind} works on an embedded installation (VIGIL_DATA_DIR); unset DATABASE_URL`);

@@ -21,6 +21,7 @@ import { type AuthOptions, requireApiKey } from './platform/auth.js';
 import type { Clock } from './platform/clock.js';
 import type { ResolvedConfig } from './platform/context.js';
 import { answerClientError } from './platform/client-errors.js';
+import { ConnectionDrain } from './platform/connection-drain.js';
 import { ApiError } from './platform/errors.js';
 import { answerUnroutable, installErrorHandler, installNotFoundHandler, sendError } from './platform/http-errors.js';
 import { countResponse } from './platform/http-metrics.js';
@@ -88,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   else await serveConsole(http);
 
   let closing = false;
+  const drain = new ConnectionDrain(http.server);
   // Callback-style hooks: an async hook costs a promise and a microtask on every request.
   http.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
@@ -178,7 +180,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     events: committedEvents,
     async close() {
       closing = true;
-      await http.close();
+      await drain.during(() => http.close());
       await committedEvents?.close();
       await lastUsed.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record key use'));
       await services.usage.close().catch((error: unknown) => http.log.error({ err: error }, 'could not record usage'));

@@ -47,6 +47,22 @@ describe('a request that arrives while the server drains', () => {
   });
 });
 
+describe('a clean stop with a connection that carries no request', () => {
+  it('ends the connection instead of waiting for its client to give up', async () => {
+    const t = await startTestApp('pglite');
+    try {
+      // What a browser's speculative connection or an HTTP client pool's spare looks like: connected, silent.
+      const unused = rawConnection(t.baseUrl);
+      await unused.connected;
+      const closing = t.app.close();
+      expect(await unused.closed).toBe('');
+      await closing;
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe.each(Object.keys(documentedStarts))('SIGTERM to the process `%s` starts', (way) => {
   it('drains the request in flight and exits 0, leaving no server behind', async () => {
     const data = await tempDataDir();

@@ -130,13 +130,22 @@ describe('stopping the embedded database mid-write', () => {
       await db.listen('writes', (payload) => heard.push(payload), { onResubscribed: () => resubscribed() });
 
       for (let n = 1; n <= 100; n += 1) await db.query('INSERT INTO writes (n, at) VALUES ($1, $2)', [n, 'committed']);
-      const committedInTransaction = db.transaction(async (tx) => {
+      await db.transaction(async (tx) => {
         await tx.query("INSERT INTO writes (n, at) SELECT g, 'transaction' FROM generate_series(101, 200) g");
       });
-      // One statement writing rows for far longer than the limit, and one sent behind it.
-      const stopped = db.query("INSERT INTO writes (n, at) SELECT g, 'stopped' FROM generate_series(1000, 1000000000) g").catch((error: unknown) => error);
+      // One statement writing rows for far longer than the limit, in a transaction that holds the
+      // database's one session, and a statement sent while it does, which waits behind it.
+      let holding!: () => void;
+      const held = new Promise<void>((resolve) => (holding = resolve));
+      const stopped = db
+        .transaction(async (tx) => {
+          await tx.query('SELECT 1');
+          holding();
+          await tx.query("INSERT INTO writes (n, at) SELECT g, 'stopped' FROM generate_series(1000, 1000000000) g");
+        })
+        .catch((error: unknown) => error);
+      await held;
       const behind = db.query('SELECT 1').catch((error: unknown) => error);
-      await committedInTransaction;
       expect(await stopped).toBeInstanceOf(StatementStopped);
       expect(await behind).toBeInstanceOf(DatabaseUnavailable);
 

@@ -52,7 +52,7 @@ async function columnsOf(source: Db, schema: string, table: string): Promise<{ n
 async function mainTables(source: Db): Promise<TableToCopy[]> {
   const tables = await source.query<{ schema: string; table: string; parents: string[] }>(
     `SELECT n.nspname AS schema, c.relname AS table,
-            coalesce(array_agg(DISTINCT p.relname) FILTER (WHERE p.oid IS NOT NULL AND p.oid <> c.oid), '{}') AS parents
+            coalesce(array_agg(DISTINCT p.relname::text) FILTER (WHERE p.oid IS NOT NULL AND p.oid <> c.oid), '{}'::text[]) AS parents
      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      LEFT JOIN pg_constraint k ON k.conrelid = c.oid AND k.contype = 'f'
      LEFT JOIN pg_class p ON p.oid = k.confrelid

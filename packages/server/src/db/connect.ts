@@ -7,7 +7,8 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { EmbeddedDb } from './embedded.js';
 import { type ListenOptions, PostgresListener } from './listener.js';
 import { SilentServerWatchdog } from './silent-server-watchdog.js';
-import { DatabaseUnavailable, guarded } from './unavailable.js';
+import { PooledDb, pgTypes } from './pooled.js';
+import { guarded } from './unavailable.js';
 
 export type { ListenOptions } from './listener.js';
 
@@ -43,16 +44,9 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
-const int8 = 20;
-const pgTypes = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === int8 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
-
-class PostgresDb implements Db {
+class PostgresDb extends PooledDb implements Db {
   readonly kind = 'postgres';
 
-  private readonly pool: pg.Pool;
   private readonly watchdog: SilentServerWatchdog;
 
   constructor(
@@ -60,46 +54,14 @@ class PostgresDb implements Db {
     private readonly listenerOptions: pg.ClientConfig,
   ) {
     const { silentServerLimitMs, ...pgOptions } = poolOptions;
-    this.pool = new pg.Pool(pgOptions);
-    this.watchdog = new SilentServerWatchdog(this.pool, silentServerLimitMs);
-    // The pool listens for errors only on idle connections. A server that goes away (restart, admin
-    // shutdown) while a connection is checked out between two statements would otherwise be an
-    // uncaught 'error' event; the next statement on it fails instead, and release() destroys it.
-    this.pool.on('error', () => undefined);
-    this.pool.on('connect', (client) => client.on('error', () => undefined));
+    const pool = new pg.Pool(pgOptions);
+    const watchdog = new SilentServerWatchdog(pool, silentServerLimitMs);
+    super(pool, (client) => watchdog.rearm(client));
+    this.watchdog = watchdog;
   }
 
   poolStats(): { total: number; idle: number; waiting: number } {
     return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
-  }
-
-  query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
-    return guarded(async () => (await this.pool.query(sql, params as unknown[])).rows as Row[]);
-  }
-
-  async exec(sql: string): Promise<void> {
-    await guarded(() => this.pool.query(sql));
-  }
-
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.onConnection(async (client) => {
-      await this.statement(client, 'BEGIN');
-      try {
-        const result = await work({
-          query: <Row>(sql: string, params: readonly unknown[] = []) => this.statement<Row>(client, sql, params),
-          exec: async (sql: string) => {
-            await this.statement(client, sql);
-          },
-        });
-        await this.statement(client, 'COMMIT');
-        return result;
-      } catch (error) {
-        // A connection that failed is destroyed by release(), which ends its transaction on the server;
-        // a ROLLBACK sent on it would wait a whole statement timeout more on a frozen server.
-        if (!(error instanceof DatabaseUnavailable)) await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    });
   }
 
   async listen(channel: string, onNotify: (payload: string) => void, options?: ListenOptions): Promise<Unlisten> {
@@ -119,35 +81,11 @@ class PostgresDb implements Db {
     this.watchdog.stop();
     if (!this.pool.ended) await this.pool.end();
   }
-
-  /** Runs `work` on a connection of the pool, which is destroyed afterwards if it lost its server. */
-  private async onConnection<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await guarded(() => this.pool.connect());
-    let failure: unknown;
-    try {
-      return await work(client);
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      release(client, failure);
-    }
-  }
-
-  private statement<Row>(client: pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<Row[]> {
-    this.watchdog.rearm(client);
-    return guarded(async () => (await client.query(sql, params as unknown[])).rows as Row[]);
-  }
 }
 
 interface PostgresPoolOptions extends pg.PoolConfig {
   /** How long a statement may go unanswered before its connection is given up (SilentServerWatchdog). */
   silentServerLimitMs: number;
-}
-
-/** A connection that lost its server is destroyed rather than handed to the next query. */
-function release(client: pg.PoolClient, failure: unknown): void {
-  client.release(failure instanceof DatabaseUnavailable ? failure : undefined);
 }
 
 function clientOptions(options: ConnectOptions & { databaseUrl: string }): pg.ClientConfig {
@@ -216,11 +154,15 @@ export async function connectDb(options: ConnectOptions): Promise<Db> {
     await db.query('SELECT 1');
     return db;
   }
-  const statementMs = options.statementTimeoutMs ?? defaultTimeouts.statementMs;
+  const embedded = {
+    statementTimeoutMs: options.statementTimeoutMs ?? defaultTimeouts.statementMs,
+    poolSize: options.poolSize ?? 10,
+    connectTimeoutMs: options.connectTimeoutMs ?? defaultTimeouts.connectMs,
+  };
   if (options.dataDir) {
     const dir = embeddedDirectory(options.dataDir);
     await mkdir(dir, { recursive: true });
-    return EmbeddedDb.open(dir, statementMs);
+    return EmbeddedDb.open(dir, embedded);
   }
-  return EmbeddedDb.open(undefined, statementMs);
+  return EmbeddedDb.open(undefined, embedded);
 }

@@ -1,16 +1,12 @@
-import type { Db, Queryable, Unlisten } from './connect.js';
-import { EmbeddedThread, pgliteModules, type RequestWithoutId, StatementStopped } from './embedded-thread.js';
+import pg from 'pg';
+import type { Db, Unlisten } from './connect.js';
+import { EmbeddedSocket, type SessionHost } from './embedded-socket.js';
+import { EmbeddedThread, pgliteModules, StatementStopped, type TaskWithoutId } from './embedded-thread.js';
 import type { ListenOptions } from './listener.js';
+import { PooledDb, pgTypes } from './pooled.js';
 import { DatabaseUnavailable } from './unavailable.js';
 
 const ignore = () => undefined;
-
-/**
- * PostgreSQL's own way of shortening one transaction's limit (the project's SQL runs this way):
- * PGlite accepts it and ignores it, so the embedded database reads it and times the rest of the
- * transaction's statements with it.
- */
-const localStatementTimeout = /^\s*SET\s+LOCAL\s+statement_timeout\s*(?:=|TO)\s*'?(\d+)'?\s*;?\s*$/i;
 
 interface Subscriber {
   onNotify: (payload: string) => void;
@@ -20,22 +16,31 @@ interface Subscriber {
 /**
  * The embedded database, PGlite, in a worker thread of its own (embedded-thread.ts): its
  * statements never hold the event loop, and one running past its limit is stopped by ending the
- * thread, after which the database is reopened from its files (PostgreSQL's crash recovery). PGlite
- * has one session, so requests go to it in the order they are made, and a transaction holds it
- * for its statements until it ends, as one connection would.
+ * thread, after which the database is reopened from its files (PostgreSQL's crash recovery).
+ * Connections reach the thread through pg, as PostgreSQL's would (embedded-socket.ts). They are
+ * sessions of this core, not of a thread: those that had nothing running when a thread was
+ * stopped go on with the next one, and what they send meanwhile waits for it.
  */
-class EmbeddedCore {
+class EmbeddedCore implements SessionHost {
+  greeting: Buffer = Buffer.alloc(0);
   private opening: Promise<EmbeddedThread>;
+  /** The thread being opened or serving. */
   private thread: EmbeddedThread | undefined;
-  /** Requests wait here for their turn to be sent; a transaction keeps the turn until it ends. */
-  private tail: Promise<unknown> = Promise.resolve();
+  /** The thread once it serves; undefined while one opens. */
+  private serving: EmbeddedThread | undefined;
+  private readonly sockets = new Map<number, EmbeddedSocket>();
+  private nextSession = 1;
+  /** Messages sent while a thread opens, in order. */
+  private backlog: [session: number, bytes: Uint8Array][] = [];
+  /** Why no thread will serve again (an in-memory database lost with its thread, or closed). */
+  private gone: Error | undefined;
   private readonly channels = new Map<string, Set<Subscriber>>();
   private closing: Promise<void> | undefined;
 
   constructor(
     /** PGlite's files; undefined keeps the database in memory (tests), which a stopped statement loses. */
     private readonly directory: string | undefined,
-    readonly statementTimeoutMs: number,
+    private readonly statementTimeoutMs: number,
   ) {
     this.opening = this.open();
   }
@@ -44,45 +49,34 @@ class EmbeddedCore {
     return this.opening;
   }
 
-  /** Sends `request` in its turn, without holding the turn for its answer (PGlite answers in order). */
-  send(request: RequestWithoutId, limitMs = this.statementTimeoutMs): Promise<unknown> {
-    const sent = this.tail.then(async () => ({ answer: (await this.current()).send(request, limitMs) }));
-    this.tail = sent.catch(ignore);
-    return sent.then(({ answer }) => answer);
+  /** A socket for pg. */
+  socket(): EmbeddedSocket {
+    return new EmbeddedSocket(this);
   }
 
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const run = this.tail.then(async () => {
-      const thread = await this.current();
-      let limitMs = this.statementTimeoutMs;
-      const send = (request: RequestWithoutId) => thread.send(request, limitMs);
-      const limitFrom = (sql: string) => {
-        const local = localStatementTimeout.exec(sql);
-        if (local) limitMs = Math.min(this.statementTimeoutMs, Number(local[1]) || this.statementTimeoutMs);
-      };
-      await send({ op: 'exec', sql: 'BEGIN' });
-      try {
-        const result = await work({
-          query: async <Row>(sql: string, params: readonly unknown[] = []) => {
-            limitFrom(sql);
-            return (await send({ op: 'query', sql, params })) as Row[];
-          },
-          exec: async (sql: string) => {
-            limitFrom(sql);
-            await send({ op: 'exec', sql });
-          },
-        });
-        limitMs = this.statementTimeoutMs;
-        await send({ op: 'exec', sql: 'COMMIT' });
-        return result;
-      } catch (error) {
-        // A stopped thread took its transaction with it; the reopened database never saw it.
-        if (!thread.stopped) await send({ op: 'exec', sql: 'ROLLBACK' }).catch(ignore);
-        throw error;
-      }
-    });
-    this.tail = run.catch(ignore);
-    return run;
+  attach(socket: EmbeddedSocket): number {
+    const session = this.nextSession++;
+    if (this.gone) {
+      const gone = this.gone;
+      process.nextTick(() => socket.fail(gone));
+    } else this.sockets.set(session, socket);
+    return session;
+  }
+
+  write(session: number, bytes: Uint8Array): void {
+    if (this.serving) this.serving.write(session, bytes);
+    else if (this.sockets.has(session)) this.backlog.push([session, new Uint8Array(bytes)]);
+  }
+
+  detach(session: number): void {
+    if (!this.sockets.delete(session)) return;
+    this.serving?.detach(session);
+  }
+
+  async task(task: TaskWithoutId): Promise<unknown> {
+    // Used after close() is a fault of the caller's, as a pool used after end() is, not an outage.
+    if (this.closing) throw new Error('The embedded database is closed.');
+    return (await this.opening).task(task);
   }
 
   async listen(channel: string, onNotify: (payload: string) => void, options?: ListenOptions): Promise<Unlisten> {
@@ -91,7 +85,7 @@ class EmbeddedCore {
     if (!subscribers) {
       subscribers = new Set();
       this.channels.set(channel, subscribers);
-      await this.send({ op: 'listen', channel }).catch((error: unknown) => {
+      await this.task({ op: 'listen', channel }).catch((error: unknown) => {
         this.channels.delete(channel);
         throw error;
       });
@@ -101,28 +95,25 @@ class EmbeddedCore {
       subscribers.delete(subscriber);
       if (subscribers.size > 0 || this.channels.get(channel) !== subscribers) return;
       this.channels.delete(channel);
-      if (!this.closing) await this.send({ op: 'unlisten', channel }).catch(ignore);
+      if (!this.closing) await this.task({ op: 'unlisten', channel }).catch(ignore);
     };
   }
 
   close(): Promise<void> {
-    this.closing ??= this.tail.then(async () => {
+    this.closing ??= (async () => {
       const thread = await this.opening.catch(ignore);
+      this.endSessions(new DatabaseUnavailable(new Error('the embedded database is closed')));
       if (!thread) return;
-      await thread.send({ op: 'close' }, this.statementTimeoutMs).catch(ignore);
-      await thread.stop(new DatabaseUnavailable(new Error('the embedded database is closed')));
-    });
+      await thread.task({ op: 'close' }).catch(ignore);
+      await thread.stop(new DatabaseUnavailable(new Error('the embedded database is closed'))).ended;
+    })();
     return this.closing;
   }
 
-  private async current(): Promise<EmbeddedThread> {
-    // Used after close() is a fault of the caller's, as a pool used after end() is, not an outage.
-    if (this.closing) throw new Error('The embedded database is closed.');
-    return this.opening;
-  }
-
   private async open(): Promise<EmbeddedThread> {
-    const thread = new EmbeddedThread({ directory: this.directory, modules: await pgliteModules() }, {
+    const modules = await pgliteModules();
+    const thread = new EmbeddedThread({ directory: this.directory, modules, statementTimeoutMs: this.statementTimeoutMs }, {
+      onAnswer: (session, bytes) => this.sockets.get(session)?.receive(bytes),
       onNotify: (channel, payload) => {
         for (const subscriber of this.channels.get(channel) ?? []) subscriber.onNotify(payload);
       },
@@ -130,26 +121,44 @@ class EmbeddedCore {
       onLost: (error) => this.replace(thread, error),
     });
     this.thread = thread;
-    await thread.ready;
-    for (const channel of this.channels.keys()) await thread.send({ op: 'listen', channel }, this.statementTimeoutMs);
+    this.greeting = await thread.ready;
+    for (const channel of this.channels.keys()) await thread.task({ op: 'listen', channel });
+    this.serving = thread;
+    const backlog = this.backlog;
+    this.backlog = [];
+    for (const [session, bytes] of backlog) if (this.sockets.has(session)) thread.write(session, bytes);
     return thread;
   }
 
   /**
-   * Stops `thread` (the requests it holds answer 503) and opens the database again from its files
-   * once the thread has ended, so that two never hold them. Requests made meanwhile wait for it.
+   * Stops `thread` (the sessions that had a statement on it or a transaction open answer 503) and
+   * opens the database again from its files once the thread has ended, so that two never hold
+   * them.
    */
   private replace(thread: EmbeddedThread, reason: DatabaseUnavailable): void {
     if (this.thread !== thread || this.closing) return;
+    this.serving = undefined;
     const others = new DatabaseUnavailable(new Error('the embedded database is being reopened after a stopped statement'));
-    const stopped = thread.stop(reason instanceof StatementStopped ? others : reason, reason);
+    const { lost, ended } = thread.stop(reason instanceof StatementStopped ? others : reason, reason);
+    for (const [session, error] of lost) this.sockets.get(session)?.fail(error);
     if (!this.directory) {
-      this.opening = Promise.reject(new DatabaseUnavailable(new Error('the in-memory embedded database was lost with its stopped thread')));
+      const gone = new DatabaseUnavailable(new Error('the in-memory embedded database was lost with its stopped thread'));
+      this.endSessions(gone);
+      this.opening = Promise.reject(gone);
       this.opening.catch(ignore);
       return;
     }
-    this.opening = stopped.then(() => this.open());
-    this.opening.then(() => this.resubscribed(), ignore);
+    this.opening = ended.then(() => this.open());
+    this.opening.then(() => this.resubscribed(), (error: unknown) => this.endSessions(error instanceof Error ? error : new DatabaseUnavailable(error)));
+  }
+
+  /** No thread will serve again: every session fails, and every new one. */
+  private endSessions(error: Error): void {
+    this.gone = error;
+    this.serving = undefined;
+    this.backlog = [];
+    for (const socket of [...this.sockets.values()]) socket.fail(error);
+    this.sockets.clear();
   }
 
   private resubscribed(): void {
@@ -157,55 +166,69 @@ class EmbeddedCore {
   }
 }
 
-export class EmbeddedDb implements Db {
+export interface EmbeddedOptions {
+  statementTimeoutMs: number;
+  poolSize: number;
+  /** Waiting for a free connection of the pool, or for the database to open. */
+  connectTimeoutMs: number;
+}
+
+export class EmbeddedDb extends PooledDb implements Db {
   readonly kind = 'pglite';
 
   private constructor(
     private readonly core: EmbeddedCore,
-    /** False for the handle separatePool() gives: the database stays open until its owner closes it. */
+    private readonly options: EmbeddedOptions,
+    poolSize: number,
+    /** False for the handles separatePool() gives: the database stays open until its owner closes it. */
     private readonly owner: boolean,
-  ) {}
+  ) {
+    super(
+      new pg.Pool({
+        stream: () => core.socket(),
+        user: 'postgres',
+        database: 'postgres',
+        types: pgTypes,
+        max: poolSize,
+        connectionTimeoutMillis: options.connectTimeoutMs,
+        allowExitOnIdle: true,
+      }),
+    );
+  }
 
-  static async open(directory: string | undefined, statementTimeoutMs: number): Promise<EmbeddedDb> {
-    const core = new EmbeddedCore(directory, statementTimeoutMs);
+  static async open(directory: string | undefined, options: EmbeddedOptions): Promise<EmbeddedDb> {
+    const core = new EmbeddedCore(directory, options.statementTimeoutMs);
     try {
       await core.ready;
     } catch (error) {
       await core.close();
       throw error;
     }
-    return new EmbeddedDb(core, true);
-  }
-
-  async query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
-    return (await this.core.send({ op: 'query', sql, params })) as Row[];
-  }
-
-  async exec(sql: string): Promise<void> {
-    await this.core.send({ op: 'exec', sql });
-  }
-
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.core.transaction(work);
+    return new EmbeddedDb(core, options, options.poolSize, true);
   }
 
   listen(channel: string, onNotify: (payload: string) => void, options?: ListenOptions): Promise<Unlisten> {
     return this.core.listen(channel, onNotify, options);
   }
 
-  separatePool(): Db {
-    return new EmbeddedDb(this.core, false);
+  /**
+   * A pool of its own on the same database: its connections never wait for this pool's. PGlite
+   * has one session, so their statements still take turns with everyone's in the thread.
+   */
+  separatePool(size: number): Db {
+    return new EmbeddedDb(this.core, this.options, size, false);
   }
 
   async copyRows(target: string, rows: string): Promise<void> {
-    await this.core.send({ op: 'copyFrom', sql: `COPY ${target} FROM '/dev/blob'`, rows });
+    await this.core.task({ op: 'copyFrom', sql: `COPY ${target} FROM '/dev/blob'`, rows });
   }
 
   async readRows(source: string): Promise<string> {
-    return (await this.core.send({ op: 'copyTo', sql: `COPY ${source} TO '/dev/blob'` })) as string;
+    return (await this.core.task({ op: 'copyTo', sql: `COPY ${source} TO '/dev/blob'` })) as string;
   }
 
   async close(): Promise<void> {
+    if (!this.pool.ended) await this.pool.end();
     if (this.owner) await this.core.close();
   }
 }

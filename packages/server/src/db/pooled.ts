@@ -1,0 +1,79 @@
+import pg from 'pg';
+import type { Queryable } from './connect.js';
+import { DatabaseUnavailable, guarded } from './unavailable.js';
+
+const int8 = 20;
+/** bigint columns (counts, sums) as numbers: Vigil's never approach 2^53. */
+export const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === int8 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+const ignore = () => undefined;
+
+/**
+ * Statements and transactions through a pg pool: PostgreSQL's own connections, or the embedded
+ * database's sessions (embedded.ts), which pg reaches the same way.
+ */
+export abstract class PooledDb implements Queryable {
+  protected constructor(
+    protected readonly pool: pg.Pool,
+    /** Called before each statement of a transaction with the connection it runs on. */
+    private readonly beforeStatement: (client: pg.PoolClient) => void = ignore,
+  ) {
+    // The pool listens for errors only on idle connections. A server that goes away (restart, admin
+    // shutdown) while a connection is checked out between two statements would otherwise be an
+    // uncaught 'error' event; the next statement on it fails instead, and release() destroys it.
+    this.pool.on('error', ignore);
+    this.pool.on('connect', (client) => client.on('error', ignore));
+  }
+
+  query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+    return guarded(async () => (await this.pool.query(sql, params as unknown[])).rows as Row[]);
+  }
+
+  async exec(sql: string): Promise<void> {
+    await guarded(() => this.pool.query(sql));
+  }
+
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.onConnection(async (client) => {
+      await this.statement(client, 'BEGIN');
+      try {
+        const result = await work({
+          query: <Row>(sql: string, params: readonly unknown[] = []) => this.statement<Row>(client, sql, params),
+          exec: async (sql: string) => {
+            await this.statement(client, sql);
+          },
+        });
+        await this.statement(client, 'COMMIT');
+        return result;
+      } catch (error) {
+        // A connection that failed is destroyed by release(), which ends its transaction on the server;
+        // a ROLLBACK sent on it would wait a whole statement timeout more on a frozen server.
+        if (!(error instanceof DatabaseUnavailable)) await client.query('ROLLBACK').catch(ignore);
+        throw error;
+      }
+    });
+  }
+
+  /** Runs `work` on a connection of the pool, which is destroyed afterwards if it lost its server. */
+  protected async onConnection<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await guarded(() => this.pool.connect());
+    let failure: unknown;
+    try {
+      return await work(client);
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      // A connection that lost its server is destroyed rather than handed to the next query.
+      client.release(failure instanceof DatabaseUnavailable ? failure : undefined);
+    }
+  }
+
+  private statement<Row>(client: pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<Row[]> {
+    this.beforeStatement(client);
+    return guarded(async () => (await client.query(sql, params as unknown[])).rows as Row[]);
+  }
+}

@@ -1,0 +1,110 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connectDb, type Db } from '../src/db/connect.js';
+import { DatabaseUnavailable } from '../src/db/unavailable.js';
+import { tempDataDir } from './support/processes.js';
+
+/**
+ * PGlite has one session, shared by the pool's connections in its thread: a transaction must keep
+ * it to itself until it ends, whatever the other connections send meanwhile.
+ */
+describe("the embedded database's one session, shared by a pool of connections", () => {
+  let db: Db;
+
+  beforeEach(async () => {
+    db = await connectDb({ poolSize: 10 });
+    await db.exec('CREATE TABLE entries (n integer PRIMARY KEY, source text NOT NULL)');
+  });
+  afterEach(() => db.close());
+
+  it("keeps other connections' statements out of a transaction that rolls back", async () => {
+    let inside!: () => void;
+    const begun = new Promise<void>((resolve) => (inside = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const rolledBack = db
+      .transaction(async (tx) => {
+        await tx.query("INSERT INTO entries VALUES (0, 'rolled back')");
+        inside();
+        await released;
+        throw new Error('changed its mind');
+      })
+      .catch((error: unknown) => error);
+    await begun;
+    // Sent while the transaction is open: they wait for it instead of running inside it.
+    const outside = Array.from({ length: 20 }, (_, index) => db.query("INSERT INTO entries VALUES ($1, 'outside')", [index + 1]));
+    release();
+    expect(await rolledBack).toMatchObject({ message: 'changed its mind' });
+    await Promise.all(outside);
+    expect(await db.query('SELECT source, count(*)::int AS n FROM entries GROUP BY source')).toEqual([{ source: 'outside', n: 20 }]);
+  });
+
+  it('serializes concurrent read-modify-write transactions as one session would', async () => {
+    await db.exec("CREATE TABLE counter (value integer NOT NULL); INSERT INTO counter VALUES (0)");
+    await Promise.all(
+      Array.from({ length: 30 }, () =>
+        db.transaction(async (tx) => {
+          const [{ value }] = await tx.query<{ value: number }>('SELECT value FROM counter');
+          await new Promise((resolve) => setImmediate(resolve));
+          await tx.query('UPDATE counter SET value = $1', [value + 1]);
+        }),
+      ),
+    );
+    expect(await db.query('SELECT value FROM counter')).toEqual([{ value: 30 }]);
+  });
+
+  it('rolls back the open transaction of a connection that is destroyed, and serves the others', async () => {
+    let inside!: () => void;
+    const begun = new Promise<void>((resolve) => (inside = resolve));
+    // A transaction failing with DatabaseUnavailable sends no ROLLBACK: its connection is destroyed.
+    const abandoned = db
+      .transaction(async (tx) => {
+        await tx.query("INSERT INTO entries VALUES (1, 'abandoned')");
+        inside();
+        await new Promise((resolve) => setImmediate(resolve));
+        throw new DatabaseUnavailable(new Error('lost while inside the transaction'));
+      })
+      .catch((error: unknown) => error);
+    await begun;
+    const waiting = db.query("INSERT INTO entries VALUES (2, 'after')");
+    expect(await abandoned).toBeInstanceOf(DatabaseUnavailable);
+    await waiting;
+    expect(await db.query('SELECT n, source FROM entries ORDER BY n')).toEqual([{ n: 2, source: 'after' }]);
+  });
+
+  it("carries every NOTIFY to the listener, whichever connection's transaction sent it", async () => {
+    const heard: string[] = [];
+    const unlisten = await db.listen('entries', (payload) => heard.push(payload));
+    await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        db.transaction(async (tx) => {
+          await tx.query("INSERT INTO entries VALUES ($1, 'notified')", [index]);
+          await tx.query("SELECT pg_notify('entries', $1)", [String(index)]);
+        }),
+      ),
+    );
+    await db.query("SELECT pg_notify('other', 'not for this listener')");
+    await unlisten();
+    expect(heard.sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+  });
+});
+
+describe('connections of the embedded database across a stopped statement', () => {
+  it('keeps idle connections through the reopen, fails those with work in the stopped thread, and loses no committed row', async () => {
+    const data = await tempDataDir();
+    const db = await connectDb({ dataDir: data.dir, statementTimeoutMs: 1_000, poolSize: 4 });
+    try {
+      await db.exec('CREATE TABLE kept (n integer PRIMARY KEY)');
+      // Four connections open and idle in the pool.
+      await Promise.all([1, 2, 3, 4].map((n) => db.transaction((tx) => tx.query('INSERT INTO kept VALUES ($1)', [n]))));
+      const stopped = db.query('SELECT count(*) FROM generate_series(1, 10000000000)').catch((error: unknown) => error);
+      expect(await stopped).toBeInstanceOf(DatabaseUnavailable);
+      // The next statements take the pool's surviving connections and wait for the reopened database.
+      const after = await Promise.all([5, 6, 7].map((n) => db.query<{ n: number }>('INSERT INTO kept VALUES ($1) RETURNING n', [n])));
+      expect(after.flat()).toEqual([{ n: 5 }, { n: 6 }, { n: 7 }]);
+      expect(await db.query('SELECT count(*)::int AS n FROM kept')).toEqual([{ n: 7 }]);
+    } finally {
+      await db.close();
+      await data.remove();
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectDb, type Db } from '../src/db/connect.js';
 import { DatabaseUnavailable } from '../src/db/unavailable.js';
 import { tempDataDir } from './support/processes.js';
@@ -9,12 +9,18 @@ import { tempDataDir } from './support/processes.js';
  */
 describe("the embedded database's one session, shared by a pool of connections", () => {
   let db: Db;
+  let tables = 0;
+  /** Each test's own table, so that none reads another's rows. */
+  let entries: string;
 
-  beforeEach(async () => {
+  beforeAll(async () => {
     db = await connectDb({ poolSize: 10 });
-    await db.exec('CREATE TABLE entries (n integer PRIMARY KEY, source text NOT NULL)');
   });
-  afterEach(() => db.close());
+  afterAll(() => db.close());
+  beforeEach(async () => {
+    entries = `entries_${++tables}`;
+    await db.exec(`CREATE TABLE ${entries} (n integer PRIMARY KEY, source text NOT NULL)`);
+  });
 
   it("keeps other connections' statements out of a transaction that rolls back", async () => {
     let inside!: () => void;
@@ -23,33 +29,35 @@ describe("the embedded database's one session, shared by a pool of connections",
     const released = new Promise<void>((resolve) => (release = resolve));
     const rolledBack = db
       .transaction(async (tx) => {
-        await tx.query("INSERT INTO entries VALUES (0, 'rolled back')");
+        await tx.query(`INSERT INTO ${entries} VALUES (0, 'rolled back')`);
         inside();
         await released;
+        // Long enough for the statements sent meanwhile to reach the database's thread behind it.
+        await tx.query('SELECT pg_sleep(0.5)');
         throw new Error('changed its mind');
       })
       .catch((error: unknown) => error);
     await begun;
     // Sent while the transaction is open: they wait for it instead of running inside it.
-    const outside = Array.from({ length: 20 }, (_, index) => db.query("INSERT INTO entries VALUES ($1, 'outside')", [index + 1]));
+    const outside = Array.from({ length: 20 }, (_, index) => db.query(`INSERT INTO ${entries} VALUES ($1, 'outside')`, [index + 1]));
     release();
     expect(await rolledBack).toMatchObject({ message: 'changed its mind' });
     await Promise.all(outside);
-    expect(await db.query('SELECT source, count(*)::int AS n FROM entries GROUP BY source')).toEqual([{ source: 'outside', n: 20 }]);
+    expect(await db.query(`SELECT source, count(*)::int AS n FROM ${entries} GROUP BY source`)).toEqual([{ source: 'outside', n: 20 }]);
   });
 
   it('serializes concurrent read-modify-write transactions as one session would', async () => {
-    await db.exec("CREATE TABLE counter (value integer NOT NULL); INSERT INTO counter VALUES (0)");
+    await db.exec(`INSERT INTO ${entries} VALUES (0, 'counter')`);
     await Promise.all(
       Array.from({ length: 30 }, () =>
         db.transaction(async (tx) => {
-          const [{ value }] = await tx.query<{ value: number }>('SELECT value FROM counter');
+          const [{ value }] = await tx.query<{ value: number }>(`SELECT n AS value FROM ${entries}`);
           await new Promise((resolve) => setImmediate(resolve));
-          await tx.query('UPDATE counter SET value = $1', [value + 1]);
+          await tx.query(`UPDATE ${entries} SET n = $1`, [value + 1]);
         }),
       ),
     );
-    expect(await db.query('SELECT value FROM counter')).toEqual([{ value: 30 }]);
+    expect(await db.query(`SELECT n AS value FROM ${entries}`)).toEqual([{ value: 30 }]);
   });
 
   it('rolls back the open transaction of a connection that is destroyed, and serves the others', async () => {
@@ -58,27 +66,27 @@ describe("the embedded database's one session, shared by a pool of connections",
     // A transaction failing with DatabaseUnavailable sends no ROLLBACK: its connection is destroyed.
     const abandoned = db
       .transaction(async (tx) => {
-        await tx.query("INSERT INTO entries VALUES (1, 'abandoned')");
+        await tx.query(`INSERT INTO ${entries} VALUES (1, 'abandoned')`);
         inside();
         await new Promise((resolve) => setImmediate(resolve));
         throw new DatabaseUnavailable(new Error('lost while inside the transaction'));
       })
       .catch((error: unknown) => error);
     await begun;
-    const waiting = db.query("INSERT INTO entries VALUES (2, 'after')");
+    const waiting = db.query(`INSERT INTO ${entries} VALUES (2, 'after')`);
     expect(await abandoned).toBeInstanceOf(DatabaseUnavailable);
     await waiting;
-    expect(await db.query('SELECT n, source FROM entries ORDER BY n')).toEqual([{ n: 2, source: 'after' }]);
+    expect(await db.query(`SELECT n, source FROM ${entries} ORDER BY n`)).toEqual([{ n: 2, source: 'after' }]);
   });
 
   it("carries every NOTIFY to the listener, whichever connection's transaction sent it", async () => {
     const heard: string[] = [];
-    const unlisten = await db.listen('entries', (payload) => heard.push(payload));
+    const unlisten = await db.listen(entries, (payload) => heard.push(payload));
     await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
         db.transaction(async (tx) => {
-          await tx.query("INSERT INTO entries VALUES ($1, 'notified')", [index]);
-          await tx.query("SELECT pg_notify('entries', $1)", [String(index)]);
+          await tx.query(`INSERT INTO ${entries} VALUES ($1, 'notified')`, [index]);
+          await tx.query('SELECT pg_notify($1, $2)', [entries, String(index)]);
         }),
       ),
     );

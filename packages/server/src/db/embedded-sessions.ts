@@ -18,6 +18,17 @@ interface Session {
 
 type Turn = Session | EmbeddedTask;
 
+/** One piece of memory holding `chunks` in order: the answer's own, so that it can be transferred. */
+function joinedChunks(chunks: Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return joined;
+}
+
 export function asEmbeddedError(error: unknown): EmbeddedError {
   if (!(error instanceof Error)) return { message: String(error), fields: {} };
   const fields: EmbeddedError['fields'] = {};
@@ -128,10 +139,9 @@ export class EmbeddedSessions {
       return true;
     }
     this.readLocalLimit(session, messages);
-    const answer = this.timed(session.id, session.limitMs, () => this.run(messages));
-    const { status } = readAnswer(answer);
-    const copy = new Uint8Array(answer);
-    this.reply({ kind: 'data', session: session.id, bytes: copy, status }, [copy.buffer]);
+    const { answer, status } = this.timed(session.id, session.limitMs, () => this.run(messages));
+    // The answer's memory is its own (run()), so it moves to the main thread without a copy.
+    this.reply({ kind: 'data', session: session.id, bytes: answer, status }, [answer.buffer as ArrayBuffer]);
     if (status === idle) {
       this.holder = undefined;
       session.limitMs = this.statementTimeoutMs;
@@ -150,15 +160,22 @@ export class EmbeddedSessions {
     }
   }
 
-  /** PGlite's answer to `messages`, after passing on the notifications it carries. */
-  private run(messages: Buffer): Buffer {
-    // PGlite hands back a view of a buffer it reuses: the caller copies what it keeps.
-    const raw = this.lite.execProtocolRawSync(messages);
-    const answer = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-    for (const { channel, payload } of readAnswer(answer).notifications) {
+  /** PGlite's answer to `messages` in memory of its own, after passing on the notifications it carries. */
+  private run(messages: Buffer): { answer: Buffer; status: number | undefined } {
+    const chunks: Uint8Array[] = [];
+    // The streaming call, because execProtocolRaw also parses every answer with PGlite's own
+    // JavaScript parser and keeps the results (a quarter of this thread's time, and memory that
+    // only grows). It runs synchronously up to its end, since nothing is synced to a filesystem
+    // (NODEFS writes through). A failure inside PGlite rejects it: unhandled, that ends this
+    // thread, and the main thread reopens the database (embedded-thread.ts).
+    void this.lite.execProtocolRawStream(messages, { syncToFs: false, onRawData: (chunk) => chunks.push(chunk.slice()) });
+    const joined = chunks.length === 1 ? chunks[0]! : joinedChunks(chunks);
+    const answer = Buffer.from(joined.buffer, joined.byteOffset, joined.byteLength);
+    const { status, notifications } = readAnswer(answer);
+    for (const { channel, payload } of notifications) {
       if (this.listening.has(channel)) this.reply({ kind: 'notify', channel, payload });
     }
-    return answer;
+    return { answer, status };
   }
 
   private timed<T>(session: number, limitMs: number, work: () => T): T {

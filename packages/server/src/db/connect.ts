@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { EmbeddedDb } from './embedded.js';
+import { objectRows } from './object-rows.js';
 import { type ListenOptions, PostgresListener } from './listener.js';
 import { SilentServerWatchdog } from './silent-server-watchdog.js';
 import { DatabaseUnavailable, guarded } from './unavailable.js';
@@ -74,7 +75,7 @@ class PostgresDb implements Db {
   }
 
   query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
-    return guarded(async () => (await this.pool.query(sql, params as unknown[])).rows as Row[]);
+    return guarded(async () => rowsOf<Row>(await this.pool.query(arrayRows(sql, params))));
   }
 
   async exec(sql: string): Promise<void> {
@@ -86,7 +87,7 @@ class PostgresDb implements Db {
       await this.statement(client, 'BEGIN');
       try {
         const result = await work({
-          query: <Row>(sql: string, params: readonly unknown[] = []) => this.statement<Row>(client, sql, params),
+          query: async <Row>(sql: string, params: readonly unknown[] = []) => rowsOf<Row>(await this.statement(client, arrayRows(sql, params))),
           exec: async (sql: string) => {
             await this.statement(client, sql);
           },
@@ -134,11 +135,18 @@ class PostgresDb implements Db {
     }
   }
 
-  private statement<Row>(client: pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<Row[]> {
+  private statement(client: pg.PoolClient, statement: string): Promise<unknown>;
+  private statement(client: pg.PoolClient, statement: pg.QueryArrayConfig): Promise<pg.QueryArrayResult>;
+  private statement(client: pg.PoolClient, statement: string | pg.QueryArrayConfig): Promise<unknown> {
     this.watchdog.rearm(client);
-    return guarded(async () => (await client.query(sql, params as unknown[])).rows as Row[]);
+    return guarded(() => (typeof statement === 'string' ? client.query(statement) : client.query(statement)));
   }
 }
+
+/** A statement whose rows pg hands over as arrays: objectRows makes the objects. */
+const arrayRows = (text: string, values: readonly unknown[] = []): pg.QueryArrayConfig => ({ text, values: values as unknown[], rowMode: 'array' });
+
+const rowsOf = <Row>(result: pg.QueryArrayResult): Row[] => objectRows<Row>(result.fields, result.rows);
 
 interface PostgresPoolOptions extends pg.PoolConfig {
   /** How long a statement may go unanswered before its connection is given up (SilentServerWatchdog). */

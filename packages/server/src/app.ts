@@ -29,7 +29,7 @@ import { idempotentPosts } from './platform/idempotency.js';
 import { newId } from './platform/ids.js';
 import { installJsonBodyParser } from './platform/json-body.js';
 import { metricsRoute } from './platform/metrics-route.js';
-import { answered, logRequest, loggerOptions } from './platform/logger.js';
+import { answered, logRequest, loggerOptions, requestLogger } from './platform/logger.js';
 import type { RateLimiter } from './platform/rate-limit.js';
 import { schemaCompiler } from './platform/validation.js';
 import { createServices, type Services } from './services.js';
@@ -65,6 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const http = Fastify({
     logger: loggerOptions(config.logLevel, deps.logStream),
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: requestLogger,
     genReqId: () => newId('request'),
     // request.ip: the client's address, taken from X-Forwarded-For only through these proxies.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,

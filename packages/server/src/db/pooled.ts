@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Queryable } from './connect.js';
+import { objectRows } from './object-rows.js';
 import { DatabaseUnavailable, guarded } from './unavailable.js';
 
 const int8 = 20;
@@ -29,7 +30,7 @@ export abstract class PooledDb implements Queryable {
   }
 
   query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
-    return guarded(async () => (await this.pool.query(sql, params as unknown[])).rows as Row[]);
+    return guarded(async () => rowsOf<Row>(await this.pool.query(arrayRows(sql, params))));
   }
 
   async exec(sql: string): Promise<void> {
@@ -41,7 +42,7 @@ export abstract class PooledDb implements Queryable {
       await this.statement(client, 'BEGIN');
       try {
         const result = await work({
-          query: <Row>(sql: string, params: readonly unknown[] = []) => this.statement<Row>(client, sql, params),
+          query: async <Row>(sql: string, params: readonly unknown[] = []) => rowsOf<Row>(await this.statement(client, arrayRows(sql, params))),
           exec: async (sql: string) => {
             await this.statement(client, sql);
           },
@@ -72,8 +73,15 @@ export abstract class PooledDb implements Queryable {
     }
   }
 
-  private statement<Row>(client: pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<Row[]> {
+  private statement(client: pg.PoolClient, statement: string): Promise<unknown>;
+  private statement(client: pg.PoolClient, statement: pg.QueryArrayConfig): Promise<pg.QueryArrayResult>;
+  private statement(client: pg.PoolClient, statement: string | pg.QueryArrayConfig): Promise<unknown> {
     this.beforeStatement(client);
-    return guarded(async () => (await client.query(sql, params as unknown[])).rows as Row[]);
+    return guarded(() => (typeof statement === 'string' ? client.query(statement) : client.query(statement)));
   }
 }
+
+/** A statement whose rows pg hands over as arrays: objectRows makes the objects. */
+const arrayRows = (text: string, values: readonly unknown[] = []): pg.QueryArrayConfig => ({ text, values: values as unknown[], rowMode: 'array' });
+
+const rowsOf = <Row>(result: pg.QueryArrayResult): Row[] => objectRows<Row>(result.fields, result.rows);

@@ -78,25 +78,20 @@ export function refusal(caller: Caller, rule: Rule, action?: string): string | u
 
 /**
  * Applies the policy to every route of the context (after authentication has set the caller). The
- * rule of each route is found once and kept: the policy's patterns are not run per request. The
+ * rule of each route is found once, when the route is added, and checked by a hook of that route's
+ * own, which runs after the context's hooks (authentication): nothing is looked up per request. The
  * body-dependent rules run once the body is parsed, only on the routes they name.
  */
 export function enforceAccessPolicy(app: FastifyInstance, prefix: string): void {
-  const rules = new Map<string, Rule>();
-  const ruleOf = (method: string, url: string): Rule => {
-    const key = `${method} ${url}`;
-    let rule = rules.get(key);
-    if (rule === undefined) rules.set(key, (rule = ruleFor(method, url.slice(prefix.length))));
-    return rule;
-  };
-  app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-    const url = request.routeOptions.url;
-    const why = url === undefined ? undefined : refusal(request.caller, ruleOf(request.method, url));
-    done(why ? new ApiError('FORBIDDEN', why) : undefined);
-  });
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
     const path = route.url.slice(prefix.length);
+    const rules = new Map(methods.map((method) => [method, ruleFor(method, path)]));
+    const admit = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+      const why = refusal(request.caller, rules.get(request.method)!);
+      done(why ? new ApiError('FORBIDDEN', why) : undefined);
+    };
+    route.onRequest = [...[route.onRequest ?? []].flat(), admit];
     const entries = bodyRules.filter((entry) => methods.some((method) => entry.writes === !readOnlyMethods.has(method)) && entry.path.test(path));
     if (entries.length === 0) return;
     const check = async (request: FastifyRequest) => {

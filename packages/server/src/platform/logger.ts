@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { Bindings, ChildLoggerOptions } from 'pino';
 
 const secretFields = ['password', 'secret', 'apiKey', 'api_key', 'token', 'authorization', 'cookie'];
 
@@ -21,6 +22,77 @@ export function loggerOptions(level: string, stream?: NodeJS.WritableStream): Fa
     ...(stream ? { stream } : {}),
   };
 }
+
+type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/**
+ * `request.log`, made into a pino child (with the request id) on its first use. Fastify makes one
+ * for every request, and only a failing request writes to it: the request line has a logger of
+ * its own (logRequest). A pino child under the redaction's wildcard paths costs its bindings'
+ * serialization and a formatter object on every request.
+ */
+class RequestLogger implements FastifyBaseLogger {
+  private made: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  private logger(): FastifyBaseLogger {
+    return (this.made ??= this.parent.child(this.bindings, this.options));
+  }
+
+  private write(method: LogMethod, args: unknown[]): void {
+    const logger = this.logger();
+    (logger[method] as (...args: unknown[]) => void).apply(logger, args);
+  }
+
+  get level(): string {
+    return this.logger().level;
+  }
+
+  set level(level: string) {
+    this.logger().level = level;
+  }
+
+  fatal(...args: unknown[]): void {
+    this.write('fatal', args);
+  }
+
+  error(...args: unknown[]): void {
+    this.write('error', args);
+  }
+
+  warn(...args: unknown[]): void {
+    this.write('warn', args);
+  }
+
+  info(...args: unknown[]): void {
+    this.write('info', args);
+  }
+
+  debug(...args: unknown[]): void {
+    this.write('debug', args);
+  }
+
+  trace(...args: unknown[]): void {
+    this.write('trace', args);
+  }
+
+  silent(...args: unknown[]): void {
+    this.write('silent', args);
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.logger().child(bindings, options);
+  }
+}
+
+/** Fastify's `childLoggerFactory`: each request's logger, made only when the request logs. */
+export const requestLogger = (parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger =>
+  new RequestLogger(parent, bindings, options);
 
 /** A request URL as logged: the embed iframe page carries its token in the query (`?token=…`), which never reaches the logs. */
 export const loggedUrl = (url: string): string => (url.includes('token=') ? url.replace(/([?&]token=)[^&#]*/g, '$1[redacted]') : url);

@@ -12,23 +12,8 @@ collectDefaultMetrics({ register: registry });
 // rejects; their twins without the suffix (nodejs_active_handles, …) carry the same values.
 for (const misnamed of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(misnamed);
 
-const registers = [registry];
-const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-
-export const httpRequests = new Counter({
-  name: 'vigil_http_requests_total',
-  help: 'HTTP requests answered, by method, route pattern and status.',
-  labelNames: ['method', 'route', 'status'] as const,
-  registers,
-});
-
-export const httpDuration = new Histogram({
-  name: 'vigil_http_request_duration_seconds',
-  help: 'Time to answer an HTTP request, by method, route pattern and status.',
-  labelNames: ['method', 'route', 'status'] as const,
-  buckets: seconds,
-  registers,
-});
+export const registers = [registry];
+export const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export const rateLimitRefusals = new Counter({
   name: 'vigil_rate_limit_refusals_total',

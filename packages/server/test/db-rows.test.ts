@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './support/databases.js';
+
+/** Rows come back as plain objects whatever their columns are called: project SQL names them. */
+describe.each(databaseKinds())('rows of a statement on %s', (kind) => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind, { migrated: false });
+  });
+  afterAll(() => database.drop());
+
+  it('keeps every column name as an own key, a later column of the same name winning, and never a prototype', async () => {
+    const [row] = await database.db.query<Record<string, unknown>>(
+      `SELECT '{"polluted": true}'::jsonb AS "__proto__", 1 AS "a""b", 2 AS x, 3 AS x, 4 AS "constructor"`,
+    );
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.keys(row)).toEqual(['__proto__', 'a"b', 'x', 'constructor']);
+    expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toEqual({ polluted: true });
+    expect(row).toMatchObject({ 'a"b': 1, x: 3, constructor: 4 });
+    expect((row as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
+  it('gives the same rows inside a transaction', async () => {
+    const rows = await database.db.transaction((tx) => tx.query<{ n: number; label: string }>('SELECT n, $1::text AS label FROM generate_series(1, 3) AS n', ['row']));
+    expect(rows).toEqual([
+      { n: 1, label: 'row' },
+      { n: 2, label: 'row' },
+      { n: 3, label: 'row' },
+    ]);
+  });
+});

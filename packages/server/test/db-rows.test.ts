@@ -21,6 +21,26 @@ describe.each(databaseKinds())('rows of a statement on %s', (kind) => {
     expect((row as { polluted?: unknown }).polluted).toBeUndefined();
   });
 
+  it("reads every timestamp as the instant it is, whatever the session's time zone", async () => {
+    const instants = [
+      '2026-11-27T11:43:15.951234Z',
+      '2024-02-29T00:00:00.5Z',
+      '1999-12-31T23:59:59.000001Z',
+      '2026-03-29T01:30:00Z',
+      '9999-12-31T23:59:59.999999Z',
+      '1000-01-01T00:00:00Z',
+      '0050-06-01T12:00:00Z',
+    ];
+    // Offsets of whole hours, of hours and minutes, west and east, and of seconds (local mean time before 1900).
+    for (const zone of ['UTC', 'Asia/Kolkata', 'America/St_Johns', 'Pacific/Chatham', 'Europe/Amsterdam']) {
+      const rows = await database.db.transaction(async (tx) => {
+        await tx.query(`SET LOCAL TIME ZONE '${zone}'`);
+        return tx.query<{ at: Date | number }>(`SELECT unnest($1::timestamptz[]) AS at`, [[...instants, 'infinity', '-infinity']]);
+      });
+      expect(rows.map((row) => row.at), zone).toEqual([...instants.map((instant) => new Date(instant)), Infinity, -Infinity]);
+    }
+  });
+
   it('gives the same rows inside a transaction', async () => {
     const rows = await database.db.transaction((tx) => tx.query<{ n: number; label: string }>('SELECT n, $1::text AS label FROM generate_series(1, 3) AS n', ['row']));
     expect(rows).toEqual([

@@ -94,6 +94,83 @@ describe("the embedded database's one session, shared by a pool of connections",
     await unlisten();
     expect(heard.sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
   });
+
+  /**
+   * The thread keeps each statement with parameters prepared and runs its repeats from it
+   * (db/embedded-statements.ts): what a client reads must not change because of it.
+   */
+  describe('with statements kept prepared', () => {
+    beforeEach(() => db.exec(`INSERT INTO ${entries} VALUES (1, 'first'), (2, 'second')`));
+
+    const preparedCopies = async (text: string) =>
+      (await db.query<{ copies: number }>('SELECT count(*)::int AS copies FROM pg_prepared_statements WHERE statement = $1', [text]))[0]!.copies;
+
+    it('prepares a repeated statement once for every connection, and answers each repeat with its own values', async () => {
+      const text = `SELECT source FROM ${entries} WHERE n = $1`;
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => db.query<{ source: string }>(text, [(index % 2) + 1])));
+      expect(answers.map((rows) => rows[0]!.source)).toEqual(Array.from({ length: 30 }, (_, index) => (index % 2 === 0 ? 'first' : 'second')));
+      expect(await preparedCopies(text)).toBe(1);
+    });
+
+    it('answers with the new columns after the table changed, outside a transaction and inside one', async () => {
+      const text = `SELECT * FROM ${entries} WHERE n = $1`;
+      expect(await db.query(text, [1])).toEqual([{ n: 1, source: 'first' }]);
+      await db.exec(`ALTER TABLE ${entries} ADD COLUMN weight integer DEFAULT 7`);
+      expect(await db.query(text, [1])).toEqual([{ n: 1, source: 'first', weight: 7 }]);
+      const inside = await db.transaction(async (tx) => {
+        await tx.query(`ALTER TABLE ${entries} DROP COLUMN source`);
+        return tx.query(text, [2]);
+      });
+      expect(inside).toEqual([{ n: 2, weight: 7 }]);
+    });
+
+    it('answers with the columns a rolled-back change left', async () => {
+      const text = `SELECT * FROM ${entries} WHERE n = $1`;
+      const rolledBack = db
+        .transaction(async (tx) => {
+          await tx.query(`ALTER TABLE ${entries} ADD COLUMN weight integer DEFAULT 7`);
+          expect(await tx.query(text, [1])).toEqual([{ n: 1, source: 'first', weight: 7 }]);
+          throw new Error('changed its mind');
+        })
+        .catch((error: unknown) => error);
+      expect(await rolledBack).toMatchObject({ message: 'changed its mind' });
+      expect(await db.query(text, [1])).toEqual([{ n: 1, source: 'first' }]);
+    });
+
+    it('answers a table dropped and made again under the same name with its new columns', async () => {
+      const text = `SELECT * FROM ${entries} WHERE n > $1 ORDER BY n`;
+      expect(await db.query(text, [1])).toEqual([{ n: 2, source: 'second' }]);
+      await db.exec(`DROP TABLE ${entries}; CREATE TABLE ${entries} (n integer, label text, at date); INSERT INTO ${entries} VALUES (5, 'five', '2026-11-27')`);
+      expect(await db.query(text, [1])).toEqual([{ n: 5, label: 'five', at: new Date('2026-11-27T00:00:00Z') }]);
+    });
+
+    it('answers a bad value for a prepared statement with its error, and the next good one with rows', async () => {
+      const text = `SELECT source FROM ${entries} WHERE n = $1`;
+      expect(await db.query(text, [1])).toEqual([{ source: 'first' }]);
+      await expect(db.query(text, ['one'])).rejects.toMatchObject({ code: '22P02', message: expect.stringContaining('invalid input syntax for type integer') });
+      await expect(db.transaction((tx) => tx.query(text, ['two']))).rejects.toMatchObject({ code: '22P02' });
+      expect(await db.query(text, [2])).toEqual([{ source: 'second' }]);
+    });
+
+    it('keeps at most 200 statements prepared, closing the least recently used', async () => {
+      for (let index = 0; index < 260; index++) await db.query(`SELECT n + ${index} AS shifted FROM ${entries} WHERE n = $1`, [1]);
+      // Without parameters, so not prepared itself: it counts only the kept statements.
+      const [{ kept }] = await db.query<{ kept: number }>("SELECT count(*)::int AS kept FROM pg_prepared_statements WHERE name LIKE 'vigil_embedded_%'");
+      expect(kept).toBe(200);
+      expect(await preparedCopies(`SELECT n + 259 AS shifted FROM ${entries} WHERE n = $1`)).toBe(1);
+      expect(await preparedCopies(`SELECT n + 0 AS shifted FROM ${entries} WHERE n = $1`)).toBe(0);
+    });
+
+    it("leaves a transaction's statements unprepared once it lowered its own limit, as the project's SQL does", async () => {
+      const text = `SELECT source FROM ${entries} WHERE n = $1 AND source <> 'project'`;
+      const rows = await db.transaction(async (tx) => {
+        await tx.query('SET LOCAL statement_timeout = 2000');
+        return tx.query(text, [2]);
+      });
+      expect(rows).toEqual([{ source: 'second' }]);
+      expect(await preparedCopies(text)).toBe(0);
+    });
+  });
 });
 
 describe('connections of the embedded database across a stopped statement', () => {

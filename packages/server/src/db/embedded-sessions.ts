@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { type EmbeddedError, type EmbeddedReply, type EmbeddedRequest, type EmbeddedTask, runningSlots } from './embedded-messages.js';
-import { completeLength, idle, isTerminate, readAnswer, simpleQueryMessage, statementTexts, syncMessage } from './wire-protocol.js';
+import { PreparedStatements } from './embedded-statements.js';
+import { completeLength, idle, isTerminate, readAnswer, setStatementTexts, simpleQueryMessage, syncMessage } from './wire-protocol.js';
 
 /**
  * PostgreSQL's own way of shortening one transaction's limit (the project's SQL runs this way):
@@ -54,6 +55,7 @@ export class EmbeddedSessions {
   private holder: Session | undefined;
   private pumping = false;
   private readonly listening = new Set<string>();
+  private readonly prepared = new PreparedStatements();
 
   constructor(
     private readonly lite: PGlite,
@@ -139,12 +141,19 @@ export class EmbeddedSessions {
       return true;
     }
     this.readLocalLimit(session, messages);
-    const { answer, status } = this.timed(session.id, session.limitMs, () => this.run(messages));
+    const { answer, status } = this.timed(session.id, session.limitMs, () =>
+      // The project's SQL lowers its transaction's limit (ai/project-reader.ts) and runs unprepared:
+      // its tables are replaced under it (imports), which a kept plan would not survive.
+      session.limitMs === this.statementTimeoutMs
+        ? this.prepared.answer(messages, (sent, prefix) => this.run(sent, prefix))
+        : this.run(messages),
+    );
     // The answer's memory is its own (run()), so it moves to the main thread without a copy.
     this.reply({ kind: 'data', session: session.id, bytes: answer, status }, [answer.buffer as ArrayBuffer]);
     if (status === idle) {
       this.holder = undefined;
       session.limitMs = this.statementTimeoutMs;
+      this.closeReleasedStatements();
       if (completeLength(session.input) > 0 && !session.queued) {
         session.queued = true;
         this.turns.push(session);
@@ -153,16 +162,21 @@ export class EmbeddedSessions {
     return true;
   }
 
+  private closeReleasedStatements(): void {
+    const closing = this.prepared.takeReleased();
+    if (closing) this.timed(0, this.statementTimeoutMs, () => this.run(closing));
+  }
+
   private readLocalLimit(session: Session, messages: Buffer): void {
-    for (const text of statementTexts(messages)) {
+    for (const text of setStatementTexts(messages)) {
       const local = localStatementTimeout.exec(text);
       if (local) session.limitMs = Math.min(this.statementTimeoutMs, Number(local[1]) || this.statementTimeoutMs);
     }
   }
 
   /** PGlite's answer to `messages` in memory of its own, after passing on the notifications it carries. */
-  private run(messages: Buffer): { answer: Buffer; status: number | undefined } {
-    const chunks: Uint8Array[] = [];
+  private run(messages: Buffer, prefix?: Buffer): { answer: Buffer; status: number | undefined } {
+    const chunks: Uint8Array[] = prefix ? [prefix] : [];
     // The streaming call, because execProtocolRaw also parses every answer with PGlite's own
     // JavaScript parser and keeps the results (a quarter of this thread's time, and memory that
     // only grows). It runs synchronously up to its end, since nothing is synced to a filesystem
@@ -171,7 +185,8 @@ export class EmbeddedSessions {
     void this.lite.execProtocolRawStream(messages, { syncToFs: false, onRawData: (chunk) => chunks.push(chunk.slice()) });
     const joined = chunks.length === 1 ? chunks[0]! : joinedChunks(chunks);
     const answer = Buffer.from(joined.buffer, joined.byteOffset, joined.byteLength);
-    const { status, notifications } = readAnswer(answer);
+    const { status, notifications, changedSchema } = readAnswer(answer);
+    this.prepared.answered(changedSchema, status !== idle);
     for (const { channel, payload } of notifications) {
       if (this.listening.has(channel)) this.reply({ kind: 'notify', channel, payload });
     }

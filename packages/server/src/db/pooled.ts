@@ -1,13 +1,17 @@
 import pg from 'pg';
 import type { Queryable } from './connect.js';
 import { objectRows } from './object-rows.js';
+import { parseTimestamptz } from './timestamps.js';
 import { DatabaseUnavailable, guarded } from './unavailable.js';
 
 const int8 = 20;
-/** bigint columns (counts, sums) as numbers: Vigil's never approach 2^53. */
+const timestamptz = 1184;
+/** bigint columns (counts, sums) as numbers: Vigil's never approach 2^53. timestamptz through a faster parser of pg's usual output. */
 export const pgTypes = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === int8 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (format !== 'binary' && oid === timestamptz) return parseTimestamptz;
+    return oid === int8 ? Number : pg.types.getTypeParser(oid, format);
+  }) as typeof pg.types.getTypeParser,
 };
 
 const ignore = () => undefined;

@@ -1,0 +1,52 @@
+import pg from 'pg';
+
+const timestamptz = 1184;
+const parseAnyTimestamptz = pg.types.getTypeParser(timestamptz, 'text') as (text: string) => Date | number | null;
+
+const zero = 0x30;
+const dash = 0x2d;
+const plus = 0x2b;
+const space = 0x20;
+const colon = 0x3a;
+const dot = 0x2e;
+
+/** The number written by the digits of `text` from `from` to `to`, or NaN if one is not a digit. */
+function digits(text: string, from: number, to: number): number {
+  let value = 0;
+  for (let at = from; at < to; at++) {
+    const digit = text.charCodeAt(at) - zero;
+    if (digit < 0 || digit > 9) return Number.NaN;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/**
+ * A `timestamptz` as PostgreSQL writes it (DateStyle ISO): `2026-11-27 11:43:15.951234+00`, its
+ * offset `±HH` or `±HH:MM`. pg's own parser (postgres-date) runs three regular expressions on every
+ * value: 550 ns against 180 here. An alert carries five timestamps, and under `npm run bench -- rest`
+ * they took 4 % of the API thread. Anything else (infinity, BC, years before 1000 or after 9999, an
+ * offset with seconds) goes to pg's parser. Hand-written because it is pg's parser made narrower.
+ */
+export function parseTimestamptz(text: string): Date | number | null {
+  const length = text.length;
+  if (length < 22 || text.charCodeAt(4) !== dash || text.charCodeAt(7) !== dash || text.charCodeAt(10) !== space || text.charCodeAt(13) !== colon || text.charCodeAt(16) !== colon) {
+    return parseAnyTimestamptz(text);
+  }
+  let at = 19;
+  let milliseconds = 0;
+  if (text.charCodeAt(at) === dot) {
+    const fractionAt = ++at;
+    while (at < length && text.charCodeAt(at) >= zero && text.charCodeAt(at) <= zero + 9) at++;
+    const millisecondDigits = Math.min(at - fractionAt, 3);
+    milliseconds = digits(text, fractionAt, fractionAt + millisecondDigits) * 10 ** (3 - millisecondDigits);
+  }
+  const sign = text.charCodeAt(at);
+  const hasMinutes = length === at + 6 && text.charCodeAt(at + 3) === colon;
+  if ((sign !== plus && sign !== dash) || (length !== at + 3 && !hasMinutes)) return parseAnyTimestamptz(text);
+  const year = digits(text, 0, 4);
+  const offsetMinutes = digits(text, at + 1, at + 3) * 60 + (hasMinutes ? digits(text, at + 4, at + 6) : 0);
+  const local = Date.UTC(year, digits(text, 5, 7) - 1, digits(text, 8, 10), digits(text, 11, 13), digits(text, 14, 16), digits(text, 17, 19), milliseconds);
+  if (Number.isNaN(local) || year < 1000) return parseAnyTimestamptz(text);
+  return new Date(local - (sign === plus ? 1 : -1) * offsetMinutes * 60_000);
+}

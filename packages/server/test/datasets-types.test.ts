@@ -45,6 +45,25 @@ describe('column types', () => {
     expect(storedValue('1900-02-29', 'timestamp')).toBeUndefined();
   });
 
+  it('reads the common shapes by their characters with the same outcome as the patterns', () => {
+    expect(storedValue('123456789012345678', 'integer')).toBe('123456789012345678');
+    expect(storedValue('9223372036854775807', 'integer')).toBe('9223372036854775807');
+    expect(storedValue('9223372036854775808', 'integer')).toBeUndefined();
+    expect(storedValue('-0', 'integer')).toBe('-0');
+    expect(storedValue('007', 'integer')).toBeUndefined();
+    expect(storedValue('+.5', 'numeric')).toBe('+.5');
+    expect(storedValue('1.', 'numeric')).toBeUndefined();
+    expect(storedValue('01.5', 'numeric')).toBeUndefined();
+    expect(storedValue('1.5e3', 'numeric')).toBe('1.5e3');
+    expect(storedValue('false', 'boolean')).toBe('false');
+    expect(storedValue('2026-03-01T10:15:00.123456789Z', 'timestamp')).toBe('2026-03-01T10:15:00.123456789Z');
+    expect(storedValue('2026-03-01T10:15:00.1234567890Z', 'timestamp')).toBeUndefined();
+    expect(storedValue('2026-03-01T10:15:00.', 'timestamp')).toBeUndefined();
+    expect(storedValue('2026-03-01T10:15.5', 'timestamp')).toBeUndefined();
+    expect(storedValue('2026-03-01 10:15', 'timestamp')).toBe('2026-03-01 10:15Z');
+    expect(storedValue('2026-03-01 10:15 Z', 'timestamp')).toBe('2026-03-01 10:15 Z');
+  });
+
   it('widens along integer → numeric → text and date → timestamp → text', () => {
     expect(widenFor('integer', '2.5')).toBe('numeric');
     expect(widenFor('integer', 'n/a')).toBe('text');

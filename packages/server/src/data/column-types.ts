@@ -46,13 +46,88 @@ function validDateAt(text: string): boolean {
   return m === 2 && d === 29 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
 }
 
+type CheckedType = Exclude<ColumnType, 'text'>;
+
+const isDigit = (code: number): boolean => code >= 48 && code <= 57;
+
+function digitsAt(text: string, at: number, count: number): boolean {
+  for (let index = at; index < at + count; index += 1) if (!isDigit(text.charCodeAt(index))) return false;
+  return true;
+}
+
+/** Whether `text` starts with YYYY-MM-DD (digits and dashes only; the calendar is checked apart). */
+const startsWithDate = (text: string): boolean =>
+  digitsAt(text, 0, 4) && text.charCodeAt(4) === 45 && digitsAt(text, 5, 2) && text.charCodeAt(7) === 45 && digitsAt(text, 8, 2);
+
+/**
+ * Whether `text` is an optional sign, then digits without a leading zero (or a lone 0) and, with
+ * `fraction`, a dot and digits: at most 18 digits without it, so that it fits a bigint.
+ */
+function isPlainDecimal(text: string, fraction: boolean): boolean {
+  const sign = text.charCodeAt(0) === 43 || text.charCodeAt(0) === 45 ? 1 : 0;
+  let at = sign;
+  while (isDigit(text.charCodeAt(at))) at += 1;
+  const whole = at - sign;
+  if (whole > 1 && text.charCodeAt(sign) === 48) return false;
+  if (at === text.length) return whole > 0 && (fraction || whole <= 18);
+  if (!fraction || text.charCodeAt(at) !== 46) return false;
+  const digits = at + 1;
+  for (at = digits; isDigit(text.charCodeAt(at)); ) at += 1;
+  return at === text.length && at > digits;
+}
+
+/** The stored form of a plain timestamp, `YYYY-MM-DD[T ]HH:MM[:SS[.fraction]][Z]`, when valid; else undefined. */
+function plainTimestamp(text: string): string | undefined {
+  const separator = text.charCodeAt(10);
+  if (!startsWithDate(text) || (separator !== 84 && separator !== 32) || !digitsAt(text, 11, 2) || text.charCodeAt(13) !== 58 || !digitsAt(text, 14, 2)) return undefined;
+  let at = 16;
+  const withSeconds = text.charCodeAt(at) === 58;
+  if (withSeconds) {
+    if (!digitsAt(text, 17, 2)) return undefined;
+    at = 19;
+    if (text.charCodeAt(at) === 46) {
+      const digits = at + 1;
+      for (at = digits; isDigit(text.charCodeAt(at)); ) at += 1;
+      if (at === digits || at - digits > 9) return undefined;
+    }
+  }
+  const zoned = at === text.length - 1 && text.charCodeAt(at) === 90;
+  if (!zoned && at !== text.length) return undefined;
+  if (!validDateAt(text) || twoDigits(text, 11) > 23 || twoDigits(text, 14) > 59 || (withSeconds && twoDigits(text, 17) > 59)) return undefined;
+  return zoned ? text : `${text}Z`;
+}
+
+/**
+ * The stored value of `raw` when it has its type's most common shape (no spaces, no exponent,
+ * no zone offset, lower-case true or false) and fits; undefined leaves the decision to
+ * `checkedValue`, whose patterns accept all these shapes and more. Every value of an ingest is
+ * checked: reading characters was measured cheaper than the patterns, the trim and the lower-casing.
+ */
+function plainValue(raw: string, type: CheckedType): string | undefined {
+  switch (type) {
+    case 'integer':
+      return isPlainDecimal(raw, false) ? raw : undefined;
+    case 'numeric':
+      return isPlainDecimal(raw, true) ? raw : undefined;
+    case 'boolean':
+      return raw === 'true' || raw === 'false' ? raw : undefined;
+    case 'date':
+      return raw.length === 10 && startsWithDate(raw) && validDateAt(raw) ? raw : undefined;
+    case 'timestamp':
+      return plainTimestamp(raw);
+  }
+}
+
 /**
  * The value as PostgreSQL reads it for a column of `type`, or undefined when it does not fit.
  * Leading zeros ("00501") do not make a number: such columns are codes and stay text.
  */
 export function storedValue(raw: string, type: ColumnType): string | undefined {
   if (type === 'text') return raw;
-  const value = raw.trim();
+  return plainValue(raw, type) ?? checkedValue(raw.trim(), type);
+}
+
+function checkedValue(value: string, type: CheckedType): string | undefined {
   switch (type) {
     case 'integer': {
       if (!integerPattern.test(value)) return undefined;

@@ -16,7 +16,6 @@ interface Delivery {
 }
 
 const claimStatement = /FOR UPDATE OF d SKIP LOCKED/;
-const startStatement = /RETURNING delivery_id, number/;
 const outcomeStatement = /UPDATE webhook_attempts a SET started_at/;
 
 /**
@@ -80,34 +79,27 @@ describe.each(databaseKinds())('deliveries a live worker could not record, on %s
     expect(new Set(ids).size).toBe(count);
   };
 
-  it('the claim that started the attempt lost its answer: the attempt is not_sent, the delivery is sent once, at once', async () => {
+  // One delivery with every request slot free; three with one slot: the claim starts all three, one to go out at once.
+  it.each([
+    { name: 'claim-lost', count: 1, slots: 32 },
+    { name: 'claim-lost-three', count: 3, slots: 1 },
+  ])('the claim that started $count attempt(s) lost its answer: each is not_sent, every delivery is sent once, at once', async ({ name, count, slots }) => {
     const before = await unsentCounted();
-    const [delivery] = await deliverThrough('claim-lost', 1, claimStatement, 'answer lost');
-    expect(delivery.attempts).toEqual([
-      expect.objectContaining({ number: 1, durationMs: 0, httpStatus: null, error: 'not_sent' }),
-      expect.objectContaining({ number: 2, httpStatus: 200, error: null }),
-    ]);
-    expect(await unsentCounted()).toBe(before + 1);
-    sentOnce('claim-lost', 1);
+    const done = await deliverThrough(name, count, claimStatement, 'answer lost', slots);
+    for (const delivery of done) {
+      expect(delivery.attempts).toEqual([
+        expect.objectContaining({ number: 1, durationMs: 0, httpStatus: null, error: 'not_sent' }),
+        expect.objectContaining({ number: 2, httpStatus: 200, error: null }),
+      ]);
+    }
+    expect(await unsentCounted()).toBe(before + count);
+    sentOnce(name, count);
   });
 
-  it('the start of a delivery claimed ahead lost its answer: that attempt is not_sent, every delivery is sent once', async () => {
-    // One request at a time: the claim starts two of the three deliveries, the third is started on its own later.
-    const done = await deliverThrough('start-lost', 3, startStatement, 'answer lost', 1);
-    const unsent = done.filter((delivery) => delivery.attempts.some((attempt) => attempt.error === 'not_sent'));
-    expect(unsent).toHaveLength(1);
-    expect(unsent[0].attempts).toEqual([
-      expect.objectContaining({ number: 1, durationMs: 0, error: 'not_sent' }),
-      expect.objectContaining({ number: 2, httpStatus: 200, error: null }),
-    ]);
-    for (const delivery of done.filter((other) => other !== unsent[0])) expect(delivery.attempts).toEqual([expect.objectContaining({ number: 1, httpStatus: 200 })]);
-    sentOnce('start-lost', 3);
-  });
-
-  it('the start of a delivery claimed ahead was refused: the delivery is given back with no attempt listed, and sent once', async () => {
-    const done = await deliverThrough('start-refused', 3, startStatement, 'refused', 1);
+  it('the claim was refused: no attempt is listed for it, every delivery is sent once', async () => {
+    const done = await deliverThrough('claim-refused', 3, claimStatement, 'refused', 1);
     for (const delivery of done) expect(delivery.attempts).toEqual([expect.objectContaining({ number: 1, httpStatus: 200, error: null })]);
-    sentOnce('start-refused', 3);
+    sentOnce('claim-refused', 3);
   });
 
   it('the outcome could not be written: it is written when the database answers again, one attempt, sent once', async () => {

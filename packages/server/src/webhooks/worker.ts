@@ -55,16 +55,14 @@ export interface DeliveryWorkerOptions {
 
 /**
  * A webhook may have this many times its in-flight limit claimed, the rest waiting here for a
- * slot, so that the next attempts are at hand when one ends instead of a claim query away. The
- * default lease (3 × timeout + 30 s) covers the longest such wait.
+ * request slot, so that the next attempts are at hand when one ends instead of a claim query away.
+ * The claim records every one of them as started in its own statement, so that no attempt waits
+ * for a round trip of its own before its request goes out: per batch, one claim and one outcome
+ * write. (Claiming more than it started cost each of those a start statement of its own.) Only a
+ * delivery the claim could not start (webhook stopped receiving, first attempt not due) is started
+ * or given back on its own. The default lease (3 × timeout + 30 s) covers the longest wait for a slot.
  */
-const prefetchFactor = 3;
-/**
- * Deliveries of one webhook handled at once, as a multiple of its requests in flight: recording
- * an attempt as started takes a database round trip, made while earlier requests are still out,
- * so that a request leaves as soon as one ends. Only the request itself holds a webhook's slot.
- */
-const startAheadFactor = 2;
+const aheadFactor = 3;
 
 const quietLog: WorkerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -200,8 +198,9 @@ export class DeliveryWorker {
   }
 
   /**
-   * Stops claiming, hands back the deliveries that were claimed but not started (another worker
-   * can take them at once), lets attempts in flight finish and be recorded, then closes connections.
+   * Stops claiming, hands back the deliveries that were claimed but not sent (another worker can
+   * take them at once; an attempt started for one is closed as not_sent once the requests ahead of
+   * it end), lets requests in flight finish and be recorded, then closes connections.
    */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -253,9 +252,9 @@ export class DeliveryWorker {
       leaseUntil: new Date(now.getTime() + this.leaseMs),
       token,
       limit,
-      perWebhook: this.perWebhook * prefetchFactor,
+      perWebhook: this.perWebhook * aheadFactor,
       inFlightByWebhook: this.held,
-      startAtOnce: { limit: this.perWebhook * startAheadFactor, handlingByWebhook: this.running, firstAttemptDelayMs: this.schedule[0] ?? 0 },
+      startAtOnce: { limit: this.perWebhook * aheadFactor, handlingByWebhook: this.running, firstAttemptDelayMs: this.schedule[0] ?? 0 },
     }).catch((error: unknown) => {
       // The claim may have been carried out with its answer lost: whatever it took is given back.
       if (answerMayBeLost(error)) this.unsent.claimFailed(token, now);
@@ -293,10 +292,15 @@ export class DeliveryWorker {
       const number = startedNumber ?? (await this.beginOrGiveBack(delivery, token));
       if (number !== undefined) {
         attempted = true;
-        const outcome = await this.sending.run(delivery.webhookId, () => this.attempt(delivery)).finally(() => this.endAttempt(delivery.webhookId));
-        this.finished.push({ delivery, token, record: this.recordFor(delivery, token, number, outcome) });
-        this.flush();
-        return;
+        const outcome = await this.sending.run(delivery.webhookId, () => this.attemptUnlessStopping(delivery)).finally(() => this.endAttempt(delivery.webhookId));
+        if (outcome !== undefined) {
+          this.finished.push({ delivery, token, record: this.recordFor(delivery, token, number, outcome) });
+          this.flush();
+          return;
+        }
+        // The worker is stopping and this request never left: its attempt is closed as not_sent and
+        // the delivery given back, so that another worker takes it at once.
+        this.unsent.hold(delivery.id, token);
       }
     } catch (error) {
       // Nothing was sent: when the database failed to answer, the delivery is given back (its start,
@@ -361,6 +365,11 @@ export class DeliveryWorker {
         this.writingStarts = false;
         this.writeStarts();
       });
+  }
+
+  /** The attempt's outcome; undefined, with nothing sent, once the worker is stopping. */
+  private async attemptUnlessStopping(delivery: ClaimedDelivery): Promise<AttemptRecord['outcome'] | undefined> {
+    return this.stopping ? undefined : this.attempt(delivery);
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<AttemptRecord['outcome']> {
@@ -443,7 +452,7 @@ export class DeliveryWorker {
   /** Starts the webhook's waiting deliveries while it has free slots. */
   private startWaiting(webhookId: string): void {
     const queue = this.waiting.get(webhookId);
-    while (queue && queue.length > 0 && (this.running.get(webhookId) ?? 0) < this.perWebhook * startAheadFactor) {
+    while (queue && queue.length > 0 && (this.running.get(webhookId) ?? 0) < this.perWebhook * aheadFactor) {
       const next = queue.shift()!;
       count(this.running, webhookId, 1);
       void this.handle(next.delivery, next.token);

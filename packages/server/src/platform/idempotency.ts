@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import stringify from 'safe-stable-stringify';
 import type { Db, Queryable } from '../db/connect.js';
@@ -51,7 +51,7 @@ declare module 'fastify' {
 function fingerprintOf(request: FastifyRequest): string {
   const isJson = (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');
   const body = isJson ? (stringify(request.body) ?? '') : '';
-  return createHash('sha256').update(`${request.method} ${request.url}\n${body}`).digest('hex');
+  return hash('sha256', `${request.method} ${request.url}\n${body}`, 'hex');
 }
 
 function keyOf(request: FastifyRequest): string | undefined {

@@ -8,26 +8,24 @@ const retryClosedAfterMs = 3000;
 
 /**
  * The organization's alert changes as they are committed (GET /api/v1/alerts/stream, server-sent
- * events with the session cookie). EventSource reconnects by itself; each time it is back,
- * `onReconnected` runs so the page reads again what it may have missed.
+ * events with the session cookie). EventSource reconnects by itself. Each time the stream opens,
+ * the first time included, `onOpened` runs so the page reads again what it may have missed: a
+ * change committed after the page's first read and before the stream was open is sent to no one.
  */
-export function useAlertStream(projectId: string | undefined, onChange: (change: AlertChange) => void, onReconnected: () => void): LiveState {
+export function useAlertStream(projectId: string | undefined, onChange: (change: AlertChange) => void, onOpened: () => void): LiveState {
   const [state, setState] = useState<LiveState>('connecting');
-  const handlers = useRef({ onChange, onReconnected });
-  handlers.current = { onChange, onReconnected };
+  const handlers = useRef({ onChange, onOpened });
+  handlers.current = { onChange, onOpened };
   useEffect(() => {
     let source: EventSource | undefined;
     let retry: number | undefined;
-    let wasDown = false;
     const connect = () => {
       source = new EventSource(`/api/v1/alerts/stream${projectId ? `?projectId=${encodeURIComponent(projectId)}` : ''}`);
       source.onopen = () => {
         setState('live');
-        if (wasDown) handlers.current.onReconnected();
-        wasDown = false;
+        handlers.current.onOpened();
       };
       source.onerror = () => {
-        wasDown = true;
         setState('reconnecting');
         if (source?.readyState === EventSource.CLOSED) retry = window.setTimeout(connect, retryClosedAfterMs);
       };

@@ -283,6 +283,23 @@ describe.runIf(needs('chromium', 'the web console in Chromium'))('the web consol
     await expect.poll(async () => (await t.request('GET', `dashboards/${dashboardId}`, { apiKey: org.apiKey })).status).toBe(404);
   }, 120_000);
 
+  it('shows an alert committed after the page read its list and before its live stream opened', async () => {
+    await open(admin, 'Dashboards');
+    const stream = '**/api/v1/alerts/stream**';
+    const listRead = admin.waitForResponse((response) => new URL(response.url()).pathname === '/api/v1/alerts' && response.request().method() === 'GET');
+    // The stream's request is held until the list has been read and the alert committed: only a
+    // read of the list once the stream is open can show it.
+    await admin.route(stream, async (route) => {
+      await listRead;
+      await t.request('POST', 'alerts', { apiKey: org.apiKey, body: { title: 'Queue depth over 10,000', severity: 'high', projectId: projectIds[1] } });
+      await route.continue();
+    });
+    await open(admin, 'Alerts');
+    await admin.getByRole('link', { name: 'Queue depth over 10,000' }).waitFor({ timeout: 15_000 });
+    await admin.getByTestId('live').getByText('Live').waitFor();
+    await admin.unroute(stream);
+  });
+
   it('passes axe on the other pages', async () => {
     for (const [label, name] of [
       ['Projects', 'projects'],

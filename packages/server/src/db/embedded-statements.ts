@@ -15,9 +15,9 @@ export type RunMessages<Ran extends { answer: Buffer }> = (messages: Buffer, pre
  * pg sends each statement with parameters unnamed, so PGlite would parse and plan it every time,
  * and planning reads every table's and index's size from its file (an fstat each, through
  * Emscripten's file system): the alert list took 130 µs unnamed and 40 µs prepared, in a loop on
- * PGlite's files. This keeps such statements
- * prepared under names of the thread's own, shared by every connection of the one session, and
- * rewrites a repeat's Parse and Bind to use the prepared statement, answering the Parse itself.
+ * PGlite's files. This keeps such statements prepared under names of the thread's own, shared by
+ * every connection of the one session, and rewrites a repeat's Parse and Bind to use the prepared
+ * statement, answering the Parse itself.
  * PostgreSQL then plans it as it plans any prepared statement (a generic plan once it costs no
  * more than the custom ones).
  */

@@ -1,11 +1,10 @@
 import pg from 'pg';
 import type { Queryable } from './connect.js';
 import { objectRows } from './object-rows.js';
-import { parseTimestamptz } from './timestamps.js';
+import { parseTimestamptz, timestamptz } from './timestamps.js';
 import { DatabaseUnavailable, guarded } from './unavailable.js';
 
 const int8 = 20;
-const timestamptz = 1184;
 /** bigint columns (counts, sums) as numbers: Vigil's never approach 2^53. timestamptz through a faster parser of pg's usual output. */
 export const pgTypes = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {

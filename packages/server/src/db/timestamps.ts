@@ -1,6 +1,7 @@
 import pg from 'pg';
 
-const timestamptz = 1184;
+/** PostgreSQL's type id of timestamptz. */
+export const timestamptz = 1184;
 const parseAnyTimestamptz = pg.types.getTypeParser(timestamptz, 'text') as (text: string) => Date | number | null;
 
 const zero = 0x30;

@@ -13,9 +13,10 @@ export default defineConfig({
   // the CommonJS one for graphql-jit, graphql-http and graphql-ws, and two copies of graphql refuse each other's schemas. Node picks CommonJS.
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   test: {
+    globalSetup: ['./packages/server/test/support/pglite-images.ts'],
     include: ['packages/*/test/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
     pool: 'forks',
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default', './packages/server/test/support/test-report.ts'],

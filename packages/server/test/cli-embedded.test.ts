@@ -58,7 +58,7 @@ describe('bad uses of the embedded-installation commands', () => {
 
 describe('vigil backup and restore of an embedded installation', () => {
   it('refuses while a server holds the files, then archives and restores it whole', async () => {
-    const data = await tempDataDir();
+    const data = await tempDataDir({ migrated: true });
     const restored = await tempDataDir();
     const archive = path.join(data.dir, '..', `${path.basename(data.dir)}-backup.tar`);
     try {
@@ -112,7 +112,7 @@ describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('vigil migrate-to-pos
         await client.end();
       }
     };
-    const data = await tempDataDir();
+    const data = await tempDataDir({ migrated: true });
     const elsewhere = await tempDataDir();
     const receiver = await Receiver.start();
     const fake = await startFakeLlm();

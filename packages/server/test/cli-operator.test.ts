@@ -24,7 +24,7 @@ describe('vigil --version and --expires-in', () => {
 describe(`vigil org list, key list and key create --expires-in on ${postgresUrl ? 'PostgreSQL' : 'the embedded database'}`, () => {
   it('lists organizations and keys, and makes a key that expires when asked', async () => {
     const schema = postgresUrl ? await tempPostgresSchema() : undefined;
-    const data = await tempDataDir();
+    const data = await tempDataDir({ migrated: true });
     const env: Env = schema ? schema.env : { VIGIL_DATA_DIR: data.dir };
     try {
       const created = await runCliJson<{ org: { id: string }; keyId: string }>(['org', 'create', '--name', 'Listed', '--plan', 'business'], env);
@@ -64,8 +64,8 @@ describe('clear one-line errors at start, and a banner that fits', () => {
   });
 
   it('invites creating an organization only when none exists, and names PORT when the port is taken', async () => {
-    const data = await tempDataDir();
-    const other = await tempDataDir();
+    const data = await tempDataDir({ migrated: true });
+    const other = await tempDataDir({ migrated: true });
     try {
       await runCliJson(['org', 'create', '--name', 'Exists', '--plan', 'business'], { VIGIL_DATA_DIR: data.dir });
       const server = await startServerProcess({ VIGIL_DATA_DIR: data.dir });

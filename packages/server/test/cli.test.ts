@@ -202,7 +202,7 @@ describe('vigil while a server runs on the same embedded data directory', () => 
   let env: Env;
 
   beforeAll(async () => {
-    data = await tempDataDir();
+    data = await tempDataDir({ migrated: true });
     env = { VIGIL_DATA_DIR: data.dir };
     server = await startServerProcess(env);
   });

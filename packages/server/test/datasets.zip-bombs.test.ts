@@ -164,7 +164,7 @@ describe.each(databaseKinds())('zip bombs uploaded as .xlsx on %s', (kind) => {
 
 describe('the upload spool at start-up', () => {
   it('a server removes the spool files a crashed one left, and nothing else', async () => {
-    const data = await tempDataDir();
+    const data = await tempDataDir({ migrated: true });
     try {
       const spoolDir = spoolDirectory(data.dir);
       await mkdir(spoolDir, { recursive: true });

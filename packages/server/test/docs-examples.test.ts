@@ -61,9 +61,9 @@ interface LiveServer {
   remove(): Promise<void>;
 }
 
-/** A server as `npm start` runs it, on a fresh data directory with an organization made by the CLI, as the README makes one. */
+/** A server as `npm start` runs it, on a data directory of its own with an organization made by the CLI, as the README makes one. */
 async function startLiveServer(settings: Record<string, string>, fake: FakeLlm): Promise<LiveServer> {
-  const data = await tempDataDir();
+  const data = await tempDataDir({ migrated: true });
   const base = { VIGIL_DATA_DIR: data.dir };
   // Enterprise: a page's examples make a few hundred requests within a minute.
   const created = await runCliJson<{ apiKey: string }>(['org', 'create', '--name', 'Acme', '--plan', 'enterprise', '--admin-email', 'you@example.com'], base);

@@ -175,7 +175,7 @@ describe("the embedded database's one session, shared by a pool of connections",
 
 describe('connections of the embedded database across a stopped statement', () => {
   it('keeps idle connections through the reopen, fails those with work in the stopped thread, and loses no committed row', async () => {
-    const data = await tempDataDir();
+    const data = await tempDataDir({ migrated: true });
     const db = await connectDb({ dataDir: data.dir, statementTimeoutMs: 1_000, poolSize: 4 });
     try {
       await db.exec('CREATE TABLE kept (n integer PRIMARY KEY)');

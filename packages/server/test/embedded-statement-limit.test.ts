@@ -30,7 +30,7 @@ describe('a runaway statement on the embedded database', () => {
   const clock = new ManualClock(new Date());
 
   beforeAll(async () => {
-    data = await tempDataDir();
+    data = await tempDataDir({ migrated: true });
     // The database's own limit is long: what stops the runaway is project SQL's shorter limit (5 s).
     ai = await startAiTestApp('pglite', { clock, database: { dataDir: data.dir, statementTimeoutMs: 60_000 } });
     t = ai.t;
@@ -120,7 +120,7 @@ describe('the embedded database in a thread of its own', () => {
 
 describe('stopping the embedded database mid-write', () => {
   it('keeps every committed row, none of the stopped statement, and LISTEN goes on', async () => {
-    const data = await tempDataDir();
+    const data = await tempDataDir({ migrated: true });
     const db = await connectDb({ dataDir: data.dir, statementTimeoutMs: 1_500 });
     try {
       await db.exec('CREATE TABLE writes (n integer PRIMARY KEY, at text)');

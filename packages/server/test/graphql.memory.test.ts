@@ -20,7 +20,7 @@ describe.runIf(process.platform === 'linux')('GraphQL subscription memory, in a 
   let apiKey: string;
 
   beforeAll(async () => {
-    data = await tempDataDir();
+    data = await tempDataDir({ migrated: true });
     const env = { VIGIL_DATA_DIR: data.dir, VIGIL_SECRET_KEY: childSecretKey };
     server = await startServerProcess(env);
     ({ apiKey } = await runCliJson<{ apiKey: string }>(['org', 'create', '--name', 'Flood', '--plan', 'business'], env));

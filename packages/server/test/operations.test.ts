@@ -135,7 +135,7 @@ describe.runIf(needs('postgres', 'PostgreSQL-only tests'))('readiness when Postg
 
 describe('a server process on the embedded database', () => {
   it('keeps its data across a restart, and on SIGTERM finishes in-flight requests before exiting 0', async () => {
-    const data = await tempDataDir();
+    const data = await tempDataDir({ migrated: true });
     const env = { VIGIL_DATA_DIR: data.dir };
     try {
       const first = await startServerProcess(env);

@@ -83,7 +83,7 @@ describe.runIf(needs('redis', 'Redis tests'))('a server process whose Redis goes
     const direct = new URL(redisUrl!);
     const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 6379) });
     const redis = new Redis(redisUrl!);
-    const data = await tempDataDir();
+    const data = await tempDataDir({ migrated: true });
     const env = { VIGIL_DATA_DIR: data.dir, REDIS_URL: `redis://127.0.0.1:${proxy.port}` };
     await proxy.cut();
     const server = await startServerProcess(env);

@@ -65,7 +65,7 @@ describe('a clean stop with a connection that carries no request', () => {
 
 describe.each(Object.keys(documentedStarts))('SIGTERM to the process `%s` starts', (way) => {
   it('drains the request in flight and exits 0, leaving no server behind', async () => {
-    const data = await tempDataDir();
+    const data = await tempDataDir({ migrated: true });
     const env = { VIGIL_DATA_DIR: data.dir };
     try {
       const server = await startServerProcess(env, documentedStarts[way]);

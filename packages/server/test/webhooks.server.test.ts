@@ -13,7 +13,7 @@ describe('webhooks in a server started as `npm start` runs it (embedded database
 
   beforeAll(async () => {
     receiver = await Receiver.start();
-    data = await tempDataDir();
+    data = await tempDataDir({ migrated: true });
     env = { VIGIL_DATA_DIR: data.dir, VIGIL_WEBHOOK_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: testTls().caFile };
     server = await startServerProcess(env);
   });

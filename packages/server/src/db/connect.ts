@@ -127,6 +127,8 @@ export interface ConnectOptions {
   databaseUrl?: string;
   /** Directory for PGlite's files; omitted means in memory (tests). */
   dataDir?: string;
+  /** In memory only: the database starts as this image (EmbeddedDb.image) rather than as an empty cluster. */
+  image?: Uint8Array<ArrayBuffer>;
   /** PostgreSQL only: the schema every connection uses first (tests isolate themselves this way). */
   searchPath?: string;
   poolSize?: number;
@@ -158,6 +160,7 @@ export async function connectDb(options: ConnectOptions): Promise<Db> {
     statementTimeoutMs: options.statementTimeoutMs ?? defaultTimeouts.statementMs,
     poolSize: options.poolSize ?? 10,
     connectTimeoutMs: options.connectTimeoutMs ?? defaultTimeouts.connectMs,
+    image: options.image,
   };
   if (options.dataDir) {
     const dir = embeddedDirectory(options.dataDir);

@@ -8,6 +8,8 @@ export type EmbeddedRequest =
   /** COPY … TO '/dev/blob': the blob's text comes back. */
   | { op: 'copyTo'; id: number; sql: string }
   | { op: 'listen' | 'unlisten'; id: number; channel: string }
+  /** The whole database as PGlite's dumpDataDir tarball, which `EmbeddedWorkerData.image` starts from. */
+  | { op: 'image'; id: number }
   | { op: 'close'; id: number };
 
 export type EmbeddedTask = Extract<EmbeddedRequest, { id: number }>;
@@ -39,6 +41,8 @@ export const runningSlotCount = 3;
 export interface EmbeddedWorkerData {
   /** PGlite's files; undefined keeps the database in the worker's memory. */
   directory: string | undefined;
+  /** In memory only: the database starts as this image (the `image` task's) rather than as an empty cluster. */
+  image?: Uint8Array<ArrayBuffer>;
   /** PGlite's WebAssembly, compiled once per process: a reopened database does not compile it again. */
   modules: { pglite: WebAssembly.Module; initdb: WebAssembly.Module };
   /** The limit of a statement unless its transaction set a shorter one (SET LOCAL statement_timeout). */

@@ -236,6 +236,10 @@ export class EmbeddedSessions {
         this.listening.delete(task.channel);
         this.run(simpleQueryMessage(`UNLISTEN "${task.channel.replaceAll('"', '""')}"`));
         return undefined;
+      case 'image': {
+        const tarball = await this.lite.dumpDataDir('none');
+        return new Uint8Array(await tarball.arrayBuffer());
+      }
       case 'close':
         await this.lite.close();
         return undefined;

@@ -11,11 +11,15 @@ import { startupMessage } from './wire-protocol.js';
  * (embedded-sessions.ts).
  */
 const port = parentPort!;
-const { directory, modules, statementTimeoutMs, running } = workerData as EmbeddedWorkerData;
+const { directory, image, modules, statementTimeoutMs, running } = workerData as EmbeddedWorkerData;
 const reply = (message: EmbeddedReply, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
 try {
-  const lite = await PGlite.create(directory, { pgliteWasmModule: modules.pglite, initdbWasmModule: modules.initdb });
+  const lite = await PGlite.create(directory, {
+    pgliteWasmModule: modules.pglite,
+    initdbWasmModule: modules.initdb,
+    loadDataDir: image && new Blob([image]),
+  });
   const sessions = new EmbeddedSessions(lite, reply, new Float64Array(running), statementTimeoutMs);
   port.on('message', (request: EmbeddedRequest) => sessions.receive(request));
   const greeting = new Uint8Array(lite.execProtocolRawSync(startupMessage({ user: 'postgres', database: 'postgres' })));

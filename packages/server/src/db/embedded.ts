@@ -41,6 +41,8 @@ class EmbeddedCore implements SessionHost {
     /** PGlite's files; undefined keeps the database in memory (tests), which a stopped statement loses. */
     private readonly directory: string | undefined,
     private readonly statementTimeoutMs: number,
+    /** In memory only: what the database starts as (EmbeddedDb.image), rather than an empty cluster. */
+    private readonly image: Uint8Array<ArrayBuffer> | undefined,
   ) {
     this.opening = this.open();
   }
@@ -112,7 +114,7 @@ class EmbeddedCore implements SessionHost {
 
   private async open(): Promise<EmbeddedThread> {
     const modules = await pgliteModules();
-    const thread = new EmbeddedThread({ directory: this.directory, modules, statementTimeoutMs: this.statementTimeoutMs }, {
+    const thread = new EmbeddedThread({ directory: this.directory, image: this.image, modules, statementTimeoutMs: this.statementTimeoutMs }, {
       onAnswer: (session, bytes) => this.sockets.get(session)?.receive(bytes),
       onNotify: (channel, payload) => {
         for (const subscriber of this.channels.get(channel) ?? []) subscriber.onNotify(payload);
@@ -171,6 +173,8 @@ export interface EmbeddedOptions {
   poolSize: number;
   /** Waiting for a free connection of the pool, or for the database to open. */
   connectTimeoutMs: number;
+  /** In memory only: start as this image of a database (EmbeddedDb.image) rather than as an empty cluster. */
+  image?: Uint8Array<ArrayBuffer>;
 }
 
 export class EmbeddedDb extends PooledDb implements Db {
@@ -197,7 +201,7 @@ export class EmbeddedDb extends PooledDb implements Db {
   }
 
   static async open(directory: string | undefined, options: EmbeddedOptions): Promise<EmbeddedDb> {
-    const core = new EmbeddedCore(directory, options.statementTimeoutMs);
+    const core = new EmbeddedCore(directory, options.statementTimeoutMs, directory === undefined ? options.image : undefined);
     try {
       await core.ready;
     } catch (error) {
@@ -225,6 +229,14 @@ export class EmbeddedDb extends PooledDb implements Db {
 
   async readRows(source: string): Promise<string> {
     return (await this.core.task({ op: 'copyTo', sql: `COPY ${source} TO '/dev/blob'` })) as string;
+  }
+
+  /**
+   * The whole database as PGlite's data-directory tarball: an in-memory database opened with it
+   * starts as a copy of this one, without initdb's seconds (tests start every database this way).
+   */
+  async image(): Promise<Uint8Array<ArrayBuffer>> {
+    return (await this.core.task({ op: 'image' })) as Uint8Array<ArrayBuffer>;
   }
 
   async close(): Promise<void> {

@@ -74,18 +74,25 @@ const axeSource = (): string => {
   return (require('axe-core') as { source: string }).source;
 };
 
-/** Runs axe-core in the page and returns the serious and critical violations (the ones a test fails on). */
-export async function seriousAccessibilityViolations(page: Page): Promise<AxeViolation[]> {
+/** axe's rules that judge colours: all that can differ between a page's light and dark schemes. */
+export const colourRules = ['color-contrast', 'link-in-text-block'];
+
+/**
+ * Runs axe-core in the page and returns the serious and critical violations (the ones a test fails
+ * on): every rule, or only `rules`.
+ */
+export async function seriousAccessibilityViolations(page: Page, rules?: string[]): Promise<AxeViolation[]> {
   await page.addScriptTag({ content: axeSource() });
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const result = await axe.run();
+  const violations = await page.evaluate(async (only) => {
+    type Violations = { violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] };
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<Violations> } }).axe;
+    const result = await axe.run(document, only ? { runOnly: { type: 'rule', values: only } } : {});
     return result.violations.map((violation) => ({
       id: violation.id,
       impact: violation.impact,
       help: violation.help,
       targets: violation.nodes.map((node) => node.target.join(' ')),
     }));
-  });
+  }, rules);
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { connectDb, type Db } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
+import { pgliteImage } from './pglite-images.js';
 import { needs } from './requirements.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -50,8 +51,10 @@ export interface TestDatabaseOptions {
 /** A migrated database of its own: in-memory PGlite, or a fresh schema on the shared PostgreSQL. */
 export async function openTestDatabase(kind: DatabaseKind, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   let database: TestDatabase;
+  const migrated = options.migrated !== false;
   if (kind === 'pglite') {
-    const db = await connectDb({ dataDir: options.dataDir, statementTimeoutMs: options.statementTimeoutMs });
+    const image = options.dataDir ? undefined : await pgliteImage(migrated ? 'migrated' : 'empty');
+    const db = await connectDb({ dataDir: options.dataDir, statementTimeoutMs: options.statementTimeoutMs, image });
     database = { db, schema: undefined, drop: () => db.close() };
   } else {
     const schema = `vigil_test_${randomBytes(6).toString('hex')}`;
@@ -66,6 +69,6 @@ export async function openTestDatabase(kind: DatabaseKind, options: TestDatabase
       },
     };
   }
-  if (options.migrated !== false) await migrate(database.db);
+  if (migrated) await migrate(database.db);
   return database;
 }

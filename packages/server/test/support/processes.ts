@@ -6,7 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { embeddedDirectory } from '../../src/db/connect.js';
 import { postgresUrl } from './databases.js';
+import { pgliteImage, writePgliteImage } from './pglite-images.js';
 
 export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const mainScript = path.join(repoRoot, 'packages/server/src/main.ts');
@@ -115,9 +117,15 @@ export async function startServerProcess(env: Env, command?: StartCommand): Prom
   };
 }
 
-/** A fresh, empty directory for one embedded database. */
-export async function tempDataDir(): Promise<{ dir: string; remove(): Promise<void> }> {
+/**
+ * A fresh directory for one embedded installation: empty, or with `migrated`, holding the run's
+ * migrated database as `vigil restore` would leave it, for tests about what a server does rather
+ * than about its first start (which costs initdb's seconds of CPU).
+ */
+export async function tempDataDir(options: { migrated?: boolean } = {}): Promise<{ dir: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'vigil-test-'));
+  const image = options.migrated ? await pgliteImage('migrated') : undefined;
+  if (image) await writePgliteImage(image, embeddedDirectory(dir));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 

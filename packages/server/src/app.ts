@@ -31,6 +31,7 @@ import { installJsonBodyParser } from './platform/json-body.js';
 import { metricsRoute } from './platform/metrics-route.js';
 import { answered, logRequest, loggerOptions, requestLogger } from './platform/logger.js';
 import type { RateLimiter } from './platform/rate-limit.js';
+import { sharedSerializers } from './platform/response-serializers.js';
 import { schemaCompiler } from './platform/validation.js';
 import { createServices, type Services } from './services.js';
 
@@ -78,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // A body trickled in a byte at a time must not hold a connection forever.
     requestTimeout: config.requestTimeoutMs,
     http: { connectionsCheckingInterval: Math.min(config.requestTimeoutMs, 5000) },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   http.server.headersTimeout = Math.min(config.requestTimeoutMs, 20_000);
   http.setValidatorCompiler(schemaCompiler);

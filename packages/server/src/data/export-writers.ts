@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import ExcelJS from 'exceljs';
 import type { ColumnType } from './column-types.js';
 import { badFile } from './file-problems.js';
 
@@ -88,7 +87,9 @@ function jsonWriter(path: string, columns: ExportColumn[]): FileWriter {
 
 const excelMaxRows = 1_048_576;
 
-function xlsxWriter(path: string, columns: ExportColumn[], sheetName: string): FileWriter {
+async function xlsxWriter(path: string, columns: ExportColumn[], sheetName: string): Promise<FileWriter> {
+  // Loaded by the first Excel export, not at start: exceljs takes about half a second to load.
+  const { default: ExcelJS } = await import('exceljs');
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useSharedStrings: false, useStyles: false });
   const sheet = workbook.addWorksheet(sheetName.slice(0, 31).replace(/[[\]*?:/\\]/g, '_') || 'Sheet1');
   sheet.addRow(columns.map((c) => c.name)).commit();
@@ -111,7 +112,7 @@ function xlsxWriter(path: string, columns: ExportColumn[], sheetName: string): F
   };
 }
 
-export function openWriter(format: ExportFormat, path: string, columns: ExportColumn[], sheetName: string): FileWriter {
+export async function openWriter(format: ExportFormat, path: string, columns: ExportColumn[], sheetName: string): Promise<FileWriter> {
   switch (format) {
     case 'csv':
       return csvWriter(path, columns);

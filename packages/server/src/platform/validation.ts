@@ -97,10 +97,21 @@ function withTextRules(validate: ValidateFunction, numeric: string[]): Check {
   return check;
 }
 
-export const schemaCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  httpPart === 'body'
-    ? withTextRules(bodyAjv.compile(schema as object), [])
-    : withTextRules(urlAjv.compile(schema as object), numericFields(schema as object));
+const compile = (schema: object, httpPart: string | undefined): Check =>
+  httpPart === 'body' ? withTextRules(bodyAjv.compile(schema), []) : withTextRules(urlAjv.compile(schema), numericFields(schema));
+
+const compiled = new Map<string, Check>();
+
+/** One check per distinct schema and part: many routes share their path, query or body schema, and each compile costs Ajv milliseconds at start. */
+export const schemaCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const key = `${httpPart === 'body' ? 'body' : 'url'} ${JSON.stringify(schema)}`;
+  let check = compiled.get(key);
+  if (!check) {
+    check = compile(schema as object, httpPart);
+    compiled.set(key, check);
+  }
+  return check;
+};
 
 function fieldOf(error: ErrorObject, part: string): string {
   const path = error.instancePath

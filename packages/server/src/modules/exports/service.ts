@@ -106,7 +106,7 @@ export class ExportService implements JobRunner {
       if (job.attempts > maxAttempts) throw new Error(`The export was given up after ${maxAttempts} attempts that did not finish.`);
       const { source, title } = await this.sourceOf(job);
       await mkdir(this.directory, { recursive: true });
-      const writer = openWriter(job.format, file, source.columns, title);
+      const writer = await openWriter(job.format, file, source.columns, title);
       let rowCount = 0;
       for await (const rows of source.batches) {
         await writer.write(rows);

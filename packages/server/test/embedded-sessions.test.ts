@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectDb, type Db } from '../src/db/connect.js';
 import { DatabaseUnavailable } from '../src/db/unavailable.js';
+import type { EmbeddedDb } from '../src/db/embedded.js';
+import { pgliteImage } from './support/pglite-images.js';
 import { tempDataDir } from './support/processes.js';
 
 /**
@@ -14,7 +16,7 @@ describe("the embedded database's one session, shared by a pool of connections",
   let entries: string;
 
   beforeAll(async () => {
-    db = await connectDb({ poolSize: 10 });
+    db = await connectDb({ poolSize: 10, image: await pgliteImage('empty') });
   });
   afterAll(() => db.close());
   beforeEach(async () => {
@@ -190,6 +192,28 @@ describe('connections of the embedded database across a stopped statement', () =
     } finally {
       await db.close();
       await data.remove();
+    }
+  });
+});
+
+describe('an image of the embedded database', () => {
+  it('starts another in-memory database as a copy: the same rows, and changes to one stay out of the other', async () => {
+    const original = await connectDb({ image: await pgliteImage('empty') });
+    try {
+      await original.exec("CREATE TABLE kept (n integer PRIMARY KEY, note text); INSERT INTO kept VALUES (1, 'before the image')");
+      const image = await (original as EmbeddedDb).image();
+      const copy = await connectDb({ image });
+      try {
+        expect(await copy.query('SELECT n, note FROM kept')).toEqual([{ n: 1, note: 'before the image' }]);
+        await copy.query("INSERT INTO kept VALUES (2, 'in the copy')");
+        await original.query("INSERT INTO kept VALUES (3, 'in the original')");
+        expect(await copy.query('SELECT n FROM kept ORDER BY n')).toEqual([{ n: 1 }, { n: 2 }]);
+        expect(await original.query('SELECT n FROM kept ORDER BY n')).toEqual([{ n: 1 }, { n: 3 }]);
+      } finally {
+        await copy.close();
+      }
+    } finally {
+      await original.close();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { closeStatement, namedBind, namedParse, oneStatement, type OneStatement, parseComplete, parseCompleteType } from './wire-protocol.js';
+import { closeStatements, namedBind, namedParse, oneStatement, type OneStatement, parseComplete, parseCompleteType } from './wire-protocol.js';
 
 /** Statements kept prepared; past this many, the least recently used is closed. */
 const keptStatements = 200;
@@ -56,7 +56,7 @@ export class PreparedStatements {
   /** Close messages for the statements let go, to run while the session is idle; undefined when none. */
   takeReleased(): Buffer | undefined {
     if (this.released.length === 0) return undefined;
-    return Buffer.concat(this.released.splice(0).map(closeStatement));
+    return closeStatements(this.released.splice(0));
   }
 
   private prepare<Ran extends { answer: Buffer }>(statement: OneStatement, run: RunMessages<Ran>): Ran {

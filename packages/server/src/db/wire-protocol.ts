@@ -168,9 +168,9 @@ export function namedBind(name: string, statement: OneStatement): Buffer {
   return namedMessage(bind, unnamedPortal, name, statement.bindRest);
 }
 
-/** Close of the prepared statement `name`, then Sync. */
-export function closeStatement(name: string): Buffer {
-  return Buffer.concat([namedMessage(close, ofStatement, name, noBytes), syncMessage]);
+/** Close of each of these prepared statements, then one Sync. */
+export function closeStatements(names: string[]): Buffer {
+  return Buffer.concat([...names.map((name) => namedMessage(close, ofStatement, name, noBytes)), syncMessage]);
 }
 
 /** ParseComplete, the answer to a Parse that succeeded. */

@@ -52,6 +52,8 @@ export function pgliteImage(image: PgliteImage): Promise<Uint8Array<ArrayBuffer>
 /**
  * Writes an image out as PGlite's files in `directory` (what `vigil restore` leaves): a process
  * given that data directory opens an existing, migrated database instead of running initdb.
+ * Unpacked here rather than by PGlite's `loadDataDir`, as `restoreEmbedded` does, which would
+ * start a database in the test's own thread only to write the same files.
  */
 export async function writePgliteImage(image: Uint8Array, directory: string): Promise<void> {
   const extract = tar.extract();

@@ -1,9 +1,34 @@
 /** A successful answer as the request path hands it over: the response, and its body when it was read. */
 export interface RawAnswer {
   /** The HTTP response; its body is still unread (a copy when the client read it to parse it). */
-  response: Response;
+  readonly response: Response;
   /** The body as text, read within the attempt (so a failure while reading it is retried); null when streamed. */
-  body: string | null;
+  readonly body: string | null;
+}
+
+/**
+ * An answer whose body the client has read: the unread copy for `asResponse()` is made only when
+ * asked for. `Response.clone()` before reading would tee the body stream on every call, a quarter of
+ * what the client adds to a small request (BENCHMARKS.md, "client").
+ */
+export function readAnswer(read: Response, body: string): RawAnswer {
+  let copy: Response | undefined;
+  return {
+    body,
+    get response() {
+      copy ??= unreadCopy(read, body);
+      return copy;
+    },
+  };
+}
+
+const statusesWithoutBody = new Set([204, 205]);
+
+function unreadCopy(read: Response, body: string): Response {
+  const copy = new Response(statusesWithoutBody.has(read.status) ? null : body, { status: read.status, statusText: read.statusText, headers: read.headers });
+  // A constructed Response has no URL; the copy keeps the one it was fetched from, as clone() would.
+  Object.defineProperties(copy, { url: { value: read.url }, redirected: { value: read.redirected } });
+  return copy;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { APIPromise, type RawAnswer } from './api-promise.js';
+import { APIPromise, type RawAnswer, readAnswer } from './api-promise.js';
 import { retryDelayMs, sleep } from './backoff.js';
 import { APIConnectionError, APIError, APITimeoutError, errorFor, VigilError } from './errors.js';
 import { Alerts } from './resources/alerts.js';
@@ -180,9 +180,7 @@ export class Vigil {
       const response = await this.#fetch(url, { ...init, signal: controller.signal });
       if (!response.ok) throw errorFor(response.status, await bodyOf(response), response.headers);
       if (stream) return { response, body: null };
-      // The copy keeps the body for asResponse()/withResponse() while this read parses it.
-      const copy = response.clone();
-      return { response: copy, body: await response.text() };
+      return readAnswer(response, await response.text());
     } catch (error) {
       if (error instanceof APIError) throw error;
       if (signal?.aborted) throw signal.reason;

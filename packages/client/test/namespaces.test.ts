@@ -407,6 +407,7 @@ describe('every namespace of the client against a real server', () => {
       const raw = await vigil.alerts.retrieve(alert.id).asResponse();
       expect(raw).toBeInstanceOf(Response);
       expect(raw.bodyUsed).toBe(false);
+      expect(raw.url).toBe(`${vigil.baseUrl}/alerts/${alert.id}`);
       expect(Number(raw.headers.get('x-ratelimit-limit'))).toBeGreaterThan(0);
       expect(((await raw.json()) as { data: { id: string } }).data.id).toBe(alert.id);
 

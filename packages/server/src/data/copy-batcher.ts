@@ -23,8 +23,9 @@ export class CopyBatcher {
     private readonly batchRows = 4000,
   ) {}
 
-  add(fields: string[]): void {
-    this.lines.push(`${fields.join('\t')}\n`);
+  /** A row in COPY text format: its fields (already escaped by copyField) separated by tabs, without the ending newline. */
+  addLine(line: string): void {
+    this.lines.push(line);
   }
 
   /** Sends the collected rows once a batch is full. */
@@ -41,7 +42,7 @@ export class CopyBatcher {
   private async send(): Promise<void> {
     await this.inFlight;
     if (this.lines.length === 0) return;
-    const payload = this.lines.join('');
+    const payload = `${this.lines.join('\n')}\n`;
     this.lines = [];
     this.inFlight = copyRows(this.db, this.target, payload);
     // Awaited by the next send or drain; marked handled so a failure in between is not reported twice.

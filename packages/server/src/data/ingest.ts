@@ -164,18 +164,18 @@ class RowLoader {
         throw badFile(`The source has more than ${this.maxRows} rows, the most one import takes (VIGIL_IMPORT_MAX_ROWS).`);
       }
       this.rowCount += 1;
-      const fields = [String(this.rowCount)];
+      let line = String(this.rowCount);
       for (let index = 0; index < columns.length; index += 1) {
         const raw = record.values[index];
         if (raw === '' || raw === undefined) {
-          fields.push('\\N');
+          line += '\t\\N';
           continue;
         }
         let stored = storedValue(raw, columns[index].type);
         if (stored === undefined) stored = await this.widen(index, raw, record.rowNumber);
-        fields.push(plainTypes.has(columns[index].type) ? stored : copyField(stored));
+        line += `\t${plainTypes.has(columns[index].type) ? stored : copyField(stored)}`;
       }
-      this.batcher.add(fields);
+      this.batcher.addLine(line);
     }
     await this.batcher.sendWhenFull();
   }

@@ -2,6 +2,7 @@ import { deepStrictEqual } from 'node:assert';
 import { cp, mkdir, mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget, pacedLoad } from './support/load.js';
 import { benchDatabase } from './support/postgres.js';
 import { type ServerSpec, startServer } from './support/processes.js';
@@ -57,6 +58,10 @@ async function measure(bench: Case, logFile: string, durationSeconds: number, sm
     const cpuBefore = server.cpuSeconds();
     const saturated = await autocannonLoad(target, connections, durationSeconds);
     const cpuMicrosPerRequest = ((server.cpuSeconds() - cpuBefore) * 1e6) / saturated.requests;
+    // The steady case starts once the server has settled after saturation: traced request by
+    // request, a third to a half of its slow answers came in its first half second otherwise, the
+    // hello-world server's too (BENCHMARKS.md, 2026-11-27 evening).
+    if (!smoke) await sleep(settleMs);
     const paced = await pacedLoad(target, fixedRate, connections, durationSeconds);
     const burst = await autocannonLoad(target, connections, durationSeconds, fixedRate);
     assertAllAnswered(bench.name, [saturated, paced, burst]);
@@ -66,6 +71,7 @@ async function measure(bench: Case, logFile: string, durationSeconds: number, sm
   }
 }
 
+const settleMs = 2000;
 const warmUpSeconds = (durationSeconds: number) => Math.max(1, Math.round(durationSeconds / 3));
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const ms = (value: number) => value.toFixed(2);
@@ -160,7 +166,7 @@ export async function runRestBench(options: RestBenchOptions = {}): Promise<stri
     '',
     `- Database: ${databaseLine}.`,
     `- Each server runs alone in a child process (\`node --import tsx\`), the load in the parent, each case ${durationSeconds} s: ` +
-      `${warmUpSeconds(durationSeconds)} s warm-up, saturated (autocannon, ${connections} connections), a steady ${count(fixedRate)} req/s ` +
+      `${warmUpSeconds(durationSeconds)} s warm-up, saturated (autocannon, ${connections} connections), then, after ${settleMs / 1000} s idle, a steady ${count(fixedRate)} req/s ` +
       `(one request every millisecond over up to ${connections} undici connections, latency counted from when the request was due), ` +
       `then autocannon \`-R ${fixedRate}\` (bursty: each connection sends its share of the second at once). Latencies per response, 2xx only.`,
     `- Vigil: \`VIGIL_ROLE=api\`, an enterprise org with a custom limit of 1,000,000/min (the most the CLI allows, about 16,700 req/s), pino at \`info\` ` +

@@ -59,8 +59,8 @@ async function measure(bench: Case, logFile: string, durationSeconds: number, sm
     const saturated = await autocannonLoad(target, connections, durationSeconds);
     const cpuMicrosPerRequest = ((server.cpuSeconds() - cpuBefore) * 1e6) / saturated.requests;
     // The steady case starts once the server has settled after saturation: traced request by
-    // request, a third to a half of its slow answers came in its first half second otherwise, the
-    // hello-world server's too (BENCHMARKS.md, 2026-11-27 evening).
+    // request, most of the hello-world server's slow answers and a quarter of the minimal route's
+    // came in its first half second otherwise (BENCHMARKS.md, 2026-11-27 evening).
     if (!smoke) await sleep(settleMs);
     const paced = await pacedLoad(target, fixedRate, connections, durationSeconds);
     const burst = await autocannonLoad(target, connections, durationSeconds, fixedRate);

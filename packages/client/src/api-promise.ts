@@ -8,8 +8,8 @@ export interface RawAnswer {
 
 /**
  * An answer whose body the client has read: the unread copy for `asResponse()` is made only when
- * asked for. `Response.clone()` before reading would tee the body stream on every call, a quarter of
- * what the client adds to a small request (BENCHMARKS.md, "client").
+ * asked for. `Response.clone()` before reading would tee the body stream on every call: 45–65 µs of
+ * a 160 µs fetch on loopback, measured alone (BENCHMARKS.md, "client").
  */
 export function readAnswer(read: Response, body: string): RawAnswer {
   let copy: Response | undefined;

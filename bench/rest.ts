@@ -3,7 +3,7 @@ import { cp, mkdir, mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget, pacedLoad } from './support/load.js';
+import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget, pacedLoadApart } from './support/load.js';
 import { benchDatabase } from './support/postgres.js';
 import { type ServerSpec, startServer } from './support/processes.js';
 import { seedAlerts } from './support/seed.js';
@@ -62,7 +62,7 @@ async function measure(bench: Case, logFile: string, durationSeconds: number, sm
     // request, most of the hello-world server's slow answers and a quarter of the minimal route's
     // came in its first half second otherwise (BENCHMARKS.md, 2026-11-27 evening).
     if (!smoke) await sleep(settleMs);
-    const paced = await pacedLoad(target, fixedRate, connections, durationSeconds);
+    const paced = await pacedLoadApart(target, fixedRate, connections, durationSeconds);
     const burst = await autocannonLoad(target, connections, durationSeconds, fixedRate);
     assertAllAnswered(bench.name, [saturated, paced, burst]);
     return { result: { name: bench.name, saturated, cpuMicrosPerRequest, paced, burst }, body };
@@ -165,7 +165,7 @@ export async function runRestBench(options: RestBenchOptions = {}): Promise<stri
     `### REST: authenticated \`GET /api/v1/alerts\`, ${listedAlerts} items`,
     '',
     `- Database: ${databaseLine}.`,
-    `- Each server runs alone in a child process (\`node --import tsx\`), the load in the parent, each case ${durationSeconds} s: ` +
+    `- Each server runs alone in a child process (\`node --import tsx\`), the load in the parent (the steady case's in a new process of its own), each case ${durationSeconds} s: ` +
       `${warmUpSeconds(durationSeconds)} s warm-up, saturated (autocannon, ${connections} connections), then, after ${settleMs / 1000} s idle, a steady ${count(fixedRate)} req/s ` +
       `(one request every millisecond over up to ${connections} undici connections, latency counted from when the request was due), ` +
       `then autocannon \`-R ${fixedRate}\` (bursty: each connection sends its share of the second at once). Latencies per response, 2xx only.`,

@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
+import { runCommand } from './processes.js';
 
 export interface LoadTarget {
   url: string;
@@ -97,6 +98,20 @@ export async function pacedLoad(target: LoadTarget, perSecond: number, connectio
   const result = summarize(latencies, failures, started);
   await pool.close();
   return result;
+}
+
+/**
+ * pacedLoad in a fresh process of its own (paced-load-process.ts). The bench's process holds every
+ * earlier case's results (over 100 MB of heap by the third server): a full collection there
+ * stopped the sending for 10–50 ms, and every request due meanwhile was charged to the server
+ * (BENCHMARKS.md, 2026-11-27 evening). A new process's small heap never pauses that long.
+ */
+export async function pacedLoadApart(target: LoadTarget, perSecond: number, connections: number, durationSeconds: number): Promise<LoadResult> {
+  const output = await runCommand(
+    ['--import', 'tsx', 'bench/support/paced-load-process.ts', JSON.stringify({ target, perSecond, connections, durationSeconds })],
+    {},
+  );
+  return JSON.parse(output) as LoadResult;
 }
 
 /** A figure taken over failed requests measures nothing: any non-2xx answer, error or timeout fails the part. */

@@ -102,9 +102,9 @@ export async function pacedLoad(target: LoadTarget, perSecond: number, connectio
 
 /**
  * pacedLoad in a fresh process of its own (paced-load-process.ts). The bench's process holds every
- * earlier case's results (over 100 MB of heap by the third server): a full collection there
- * stopped the sending for 10–50 ms, and every request due meanwhile was charged to the server
- * (BENCHMARKS.md, 2026-11-27 evening). A new process's small heap never pauses that long.
+ * earlier case's results (114 MB of heap by the third server): its full collection (9 ms, after
+ * marking beside the sending) fell on a run's largest stall, and every request due meanwhile was
+ * charged to the server (BENCHMARKS.md, 2026-11-27 evening). A new process's heap stays small.
  */
 export async function pacedLoadApart(target: LoadTarget, perSecond: number, connections: number, durationSeconds: number): Promise<LoadResult> {
   const output = await runCommand(

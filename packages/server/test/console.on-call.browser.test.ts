@@ -209,9 +209,12 @@ describe('the console for the person on call, in Chromium at 1280 and 375 px, li
 
     // Reorder: the number first.
     await widget(1).getByRole('button', { name: 'Move up' }).click();
+    // The page marks the move unsaved in an effect after the click, so "All changes saved" can still
+    // be showing from the save before: the stored order is what settles it.
+    const storedOrder = async () =>
+      (await ada.call<One<{ widgets: { title: string; kind: string }[] }>>('GET', `dashboards/${dashboardId}`)).body.data.widgets.map((one) => `${one.kind} ${one.title}`);
+    await expect.poll(storedOrder, { timeout: 15_000 }).toEqual(['number Active alerts', 'bar Alerts by severity', 'table Alerts per status']);
     await saved();
-    const stored = await ada.call<One<{ widgets: { title: string; kind: string }[] }>>('GET', `dashboards/${dashboardId}`);
-    expect(stored.body.data.widgets.map((one) => `${one.kind} ${one.title}`)).toEqual(['number Active alerts', 'bar Alerts by severity', 'table Alerts per status']);
 
     /** Each widget as the component shows it: the number, the chart's data table, the table. */
     const rendered = (target: Page) =>

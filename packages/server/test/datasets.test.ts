@@ -151,6 +151,11 @@ describe.each(databaseKinds())('datasets on %s', (kind) => {
     expect(widened.status).toBe(201);
     expect(widened.body.data.columns.map((c) => c.type)).toEqual(['text', 'numeric']);
     expect(widened.body.data.rowCount).toBe(1501);
+    const lastRows = Buffer.from('row:1499', 'utf8').toString('base64url');
+    expect((await rows(widened.body.data.id, `?cursor=${lastRows}`)).body.data).toEqual([
+      { code: '1499', amount: 1499 },
+      { code: 'x-1', amount: 12.5 },
+    ]);
 
     const chosen = await upload(t, org.apiKey, projectId, 'id,zip\n1,123\n2,456\n', { query: { name: 'chosen', types: 'zip:text,id:numeric' } });
     expect(chosen.body.data.columns.map((c) => c.type)).toEqual(['numeric', 'text']);
@@ -217,6 +222,25 @@ describe.each(databaseKinds())('datasets on %s', (kind) => {
       { id: 99_999, name: 'name 99999', amount: 24999.75, day: '2026-01-12' },
       { id: 100_000, name: 'name 100000', amount: 25000, day: '2026-01-13' },
     ]);
+  });
+
+  it('stores long multi-byte values exactly, however they fall across COPY batches', async () => {
+    const long = (i: number) => `${'日本語 é ✓ '.repeat(12_000 + i)}${i}`;
+    const lines = ['n,note'];
+    for (let i = 1; i <= 6; i += 1) lines.push(`${i},"${long(i)}"`);
+    for (let i = 7; i <= 9_000; i += 1) lines.push(`${i},"Zürich, ${i} — ok"`);
+    const created = await upload(t, org.apiKey, projectId, `${lines.join('\n')}\n`, { fileName: 'long_values.csv' });
+    expect(created.status).toBe(201);
+    expect(created.body.data.rowCount).toBe(9_000);
+    const page = (await rows(created.body.data.id, '?limit=7')).body.data;
+    expect(page.map((row) => row.note)).toEqual([...Array.from({ length: 6 }, (_, i) => long(i + 1)), 'Zürich, 7 — ok']);
+    const around = Buffer.from('row:3999', 'utf8').toString('base64url');
+    expect((await rows(created.body.data.id, `?cursor=${around}&limit=2`)).body.data).toEqual([
+      { n: 4000, note: 'Zürich, 4000 — ok' },
+      { n: 4001, note: 'Zürich, 4001 — ok' },
+    ]);
+    const last = Buffer.from('row:8999', 'utf8').toString('base64url');
+    expect((await rows(created.body.data.id, `?cursor=${last}`)).body.data).toEqual([{ n: 9_000, note: 'Zürich, 9000 — ok' }]);
   });
 
   it("keeps each organization's datasets to itself and deletes a dataset with its table", async () => {

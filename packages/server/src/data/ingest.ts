@@ -158,25 +158,7 @@ class RowLoader {
 
   /** Converts a batch to COPY rows; awaits only to send a full batch or to widen a column. */
   async add(records: TableRecord[]): Promise<void> {
-    const { columns } = this;
-    for (const record of records) {
-      if (this.maxRows !== undefined && this.rowCount >= this.maxRows) {
-        throw badFile(`The source has more than ${this.maxRows} rows, the most one import takes (VIGIL_IMPORT_MAX_ROWS).`);
-      }
-      this.rowCount += 1;
-      let line = String(this.rowCount);
-      for (let index = 0; index < columns.length; index += 1) {
-        const raw = record.values[index];
-        if (raw === '' || raw === undefined) {
-          line += '\t\\N';
-          continue;
-        }
-        let stored = storedValue(raw, columns[index].type);
-        if (stored === undefined) stored = await this.widen(index, raw, record.rowNumber);
-        line += `\t${plainTypes.has(columns[index].type) ? stored : copyField(stored)}`;
-      }
-      this.batcher.addLine(line);
-    }
+    for (let stop = this.convert(records, 0); stop < records.length; stop = this.convert(records, stop)) await this.widen(records[stop]);
     await this.batcher.sendWhenFull();
   }
 
@@ -184,17 +166,52 @@ class RowLoader {
     return this.batcher.drain();
   }
 
-  private async widen(index: number, raw: string, rowNumber: number): Promise<string> {
+  /**
+   * Adds the records from `from` on as COPY lines, up to the first with a value its column's type
+   * does not hold: that record's index, or the count when every one was added. Kept apart from the
+   * awaits in `add`: V8 compiled the hot loop inside the async method while the code after it had
+   * not run yet, and the optimized method was thrown out at the end of every batch.
+   */
+  private convert(records: TableRecord[], from: number): number {
+    const { columns } = this;
+    for (let at = from; at < records.length; at += 1) {
+      if (this.maxRows !== undefined && this.rowCount >= this.maxRows) {
+        throw badFile(`The source has more than ${this.maxRows} rows, the most one import takes (VIGIL_IMPORT_MAX_ROWS).`);
+      }
+      const { values } = records[at];
+      let line = String(this.rowCount + 1);
+      for (let index = 0; index < columns.length; index += 1) {
+        const raw = values[index];
+        if (raw === '' || raw === undefined) {
+          line += '\t\\N';
+          continue;
+        }
+        const stored = storedValue(raw, columns[index].type);
+        if (stored === undefined) return at;
+        line += `\t${plainTypes.has(columns[index].type) ? stored : copyField(stored)}`;
+      }
+      this.rowCount += 1;
+      this.batcher.addLine(line);
+    }
+    return records.length;
+  }
+
+  /** Widens the first column whose value in `record` its type does not hold; rows before it are loaded first. */
+  private async widen(record: TableRecord): Promise<void> {
+    const index = this.columns.findIndex((column, at) => {
+      const raw = record.values[at];
+      return raw !== '' && raw !== undefined && storedValue(raw, column.type) === undefined;
+    });
     const column = this.columns[index];
+    const raw = record.values[index];
     if (column.pinned) {
-      throw badFile(`${locate(this.kind, rowNumber, index)}: "${raw.slice(0, 100)}" is not a valid ${column.type} for column "${column.originalName}".`);
+      throw badFile(`${locate(this.kind, record.rowNumber, index)}: "${raw.slice(0, 100)}" is not a valid ${column.type} for column "${column.originalName}".`);
     }
     const to: ColumnType = widenFor(column.type, raw);
     await this.batcher.drain();
     const name = quoteIdentifier(column.name);
     await this.db.exec(`ALTER TABLE ${this.table} ALTER COLUMN ${name} TYPE ${sqlTypeOf[to]} USING ${conversionSql(name, column.type, to)}`);
     column.type = to;
-    return storedValue(raw, to)!;
   }
 }
 

@@ -73,7 +73,7 @@ class PostgresDb extends PooledDb implements Db {
     return new PostgresDb({ ...this.poolOptions, max: size }, this.listenerOptions);
   }
 
-  copyRows(target: string, rows: string): Promise<void> {
+  copyRows(target: string, rows: string | Uint8Array<ArrayBuffer>): Promise<void> {
     return this.onConnection((client) => guarded(() => pipeline(Readable.from([rows]), client.query(copyFrom(`COPY ${target} FROM STDIN`)))));
   }
 
@@ -107,7 +107,7 @@ const clientGraceMs = 1_000;
  * Bulk-loads rows written in COPY text format into `target` (`"schema"."table" ("col", …)`, from
  * code): COPY FROM STDIN on PostgreSQL, COPY FROM '/dev/blob' on PGlite.
  */
-export function copyRows(db: Db, target: string, rows: string): Promise<void> {
+export function copyRows(db: Db, target: string, rows: string | Uint8Array<ArrayBuffer>): Promise<void> {
   if (db instanceof EmbeddedDb || db instanceof PostgresDb) return db.copyRows(target, rows);
   throw new Error('This database handle cannot bulk-load rows.');
 }

@@ -223,7 +223,7 @@ export class EmbeddedDb extends PooledDb implements Db {
     return new EmbeddedDb(this.core, this.options, size, false);
   }
 
-  async copyRows(target: string, rows: string): Promise<void> {
+  async copyRows(target: string, rows: string | Uint8Array<ArrayBuffer>): Promise<void> {
     await this.core.task({ op: 'copyFrom', sql: `COPY ${target} FROM '/dev/blob'`, rows });
   }
 

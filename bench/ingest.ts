@@ -184,6 +184,11 @@ export async function runIngestBench(mode: BenchMode = fullRun): Promise<string>
       const { result: dataset, peak } = await withPeakRss(server, () => uploadFile(server.url, org.apiKey, project.data.id, file, 'sales'));
       const uploadSeconds = (performance.now() - started) / 1000;
       if (dataset.rowCount !== rowCount) throw new Error(`the dataset has ${dataset.rowCount} rows, not ${rowCount}`);
+      // The same file once more: the server's code is now compiled for this work, as in a server that takes uploads every day.
+      const againStarted = performance.now();
+      const again = await uploadFile(server.url, org.apiKey, project.data.id, file, 'sales_again');
+      const againSeconds = (performance.now() - againStarted) / 1000;
+      if (again.rowCount !== rowCount) throw new Error(`the dataset has ${again.rowCount} rows, not ${rowCount}`);
       const csvExport = await exportDataset(server.url, org.apiKey, dataset.id, 'csv');
       const jsonExport = await exportDataset(server.url, org.apiKey, dataset.id, 'json');
       const copySeconds = await psqlCopySeconds(database.url, file);
@@ -207,11 +212,14 @@ export async function runIngestBench(mode: BenchMode = fullRun): Promise<string>
         '| what | time | rows/s | note |',
         '|---|---|---|---|',
         `| Vigil upload (POST text/csv, streamed, types inferred, COPY) | ${uploadSeconds.toFixed(2)} s | ${rate(uploadSeconds)} | server RSS ${mib(rssBefore)} → peak ${mib(peak)} MiB (+${mib(peak - rssBefore)} MiB) |`,
-        `| baseline: psql \\copy of the same file into the same types | ${copySeconds.toFixed(2)} s | ${rate(copySeconds)} | Vigil takes ${(uploadSeconds / copySeconds).toFixed(2)}× as long |`,
+        `| Vigil upload of the same file again (the upload's code now compiled) | ${againSeconds.toFixed(2)} s | ${rate(againSeconds)} | |`,
+        `| baseline: psql \\copy of the same file into the same types | ${copySeconds.toFixed(2)} s | ${rate(copySeconds)} | Vigil takes ${(uploadSeconds / copySeconds).toFixed(2)}× as long (${(againSeconds / copySeconds).toFixed(2)}× again) |`,
         `| Vigil export as CSV (POST → completed) | ${csvExport.seconds.toFixed(2)} s | ${rate(csvExport.seconds)} | ${mib(csvExport.sizeBytes)} MiB file |`,
         `| Vigil export as JSON (POST → completed) | ${jsonExport.seconds.toFixed(2)} s | ${rate(jsonExport.seconds)} | ${mib(jsonExport.sizeBytes)} MiB file |`,
         `| Vigil upload, ${millionRows.toLocaleString('en-US')} rows × 3 columns (${mib(millionBytes)} MiB) | ${millionUploadSeconds.toFixed(2)} s | ${Math.round(millionRows / millionUploadSeconds).toLocaleString('en-US')} | server RSS ${mib(beforeMillion)} → peak ${mib(million.peak)} MiB (+${mib(million.peak - beforeMillion)} MiB) |`,
         `| Vigil export of those ${millionRows.toLocaleString('en-US')} rows as CSV | ${millionExport.result.seconds.toFixed(2)} s | ${Math.round(millionRows / millionExport.result.seconds).toLocaleString('en-US')} | server RSS ${mib(beforeMillionExport)} → peak ${mib(millionExport.peak)} MiB (+${mib(millionExport.peak - beforeMillionExport)} MiB) |`,
+        '',
+        `Vigil ÷ psql \\copy: ${(copySeconds / uploadSeconds).toFixed(2)} (first upload), ${(copySeconds / againSeconds).toFixed(2)} (again); target ≥ 0.50.`,
         '',
         `Targets: ingest ≥ 100,000 rows/s on PostgreSQL (${rowCount / uploadSeconds >= 100_000 ? 'met' : 'not met'}), ` +
           `server RSS growth ≤ 100 MiB during the upload (${peak - rssBefore <= 100 * 2 ** 20 ? 'met' : 'not met'}).`,

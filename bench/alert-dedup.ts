@@ -119,7 +119,7 @@ export async function runAlertDedupBench(options: AlertDedupBenchOptions = {}): 
       ...rows.map((row) => `| ${row.name} | ${Math.round(row.perSecond)} | ${row.p50.toFixed(2)} | ${row.p99.toFixed(2)} | ${Math.round(row.cpuMicros)} | ${row.failures} |`),
       '',
       `- Repeat ÷ plain create, req/s: **${(repeat.perSecond / plain.perSecond).toFixed(2)}**; server CPU per request: ${(repeat.cpuMicros / plain.cpuMicros).toFixed(2)} × ` +
-        '(in its transaction a repeat runs 2 statements, a create 5: no event; alerts.dedup.test.ts counts them).',
+        '(in its transaction a repeat runs 2 statements, a create 3: no event; alerts.dedup.test.ts counts them).',
     ].join('\n');
   } finally {
     await server.stop();

@@ -191,7 +191,7 @@ describe.each(databaseKinds())('the outbox on %s', (kind) => {
   it('a critical alert that fails between its two events leaves neither event nor alert', async () => {
     const before = await snapshot();
     let eventInserts = 0;
-    failing.failOn = (sql) => sql.startsWith('INSERT INTO events') && ++eventInserts === 2;
+    failing.failOn = (sql) => sql.includes('INSERT INTO events') && ++eventInserts === 2;
     try {
       await expect(bad.alerts.create(orgId, { title: 'Half', severity: 'critical', projectId })).rejects.toThrow(injected);
     } finally {

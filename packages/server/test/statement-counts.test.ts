@@ -24,12 +24,13 @@ const expected = {
   'GET /alerts/{id}': 1,
   /**
    * BEGIN; the project, locked FOR SHARE so it cannot be deleted meanwhile; the alert; its
-   * alert.created event; the webhooks that take it (none here); the pg_notify that announces the
-   * event once committed (GraphQL subscriptions); COMMIT.
+   * alert.created event, written with the pg_notify that announces it once committed (GraphQL
+   * subscriptions) and the lookup of the webhooks that take it (events/outbox.ts; with webhooks,
+   * their deliveries are one statement more); COMMIT.
    */
-  'POST /alerts': 7,
+  'POST /alerts': 5,
   /** The same, plus the key with its answer, written in that transaction (platform/idempotency.ts answerOnce). */
-  'POST /alerts with an Idempotency-Key': 8,
+  'POST /alerts with an Idempotency-Key': 6,
   /** The page of alerts, as GET /alerts. */
   'GraphQL { alerts(first: 20) }': 1,
 } as const;

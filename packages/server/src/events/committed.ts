@@ -11,12 +11,14 @@ const maxInlinePayloadBytes = 7900;
 
 type Announcement = Omit<RecordedEvent, 'data'> & { data?: unknown };
 
-/** Called by recordEvent in the event's own transaction, so only committed events are announced. */
-export async function announceOnCommit(tx: Queryable, event: RecordedEvent): Promise<void> {
+/**
+ * The NOTIFY payload that announces `event` to every API process (GraphQL subscriptions), sent by
+ * recordEvent in the event's own transaction, so only committed events are announced.
+ */
+export function announcementOf(event: RecordedEvent): string {
   const full = JSON.stringify(event);
   const { data: _data, ...withoutData } = event;
-  const payload = Buffer.byteLength(full) <= maxInlinePayloadBytes ? full : JSON.stringify(withoutData);
-  await tx.query('SELECT pg_notify($1, $2)', [committedEventsChannel, payload]);
+  return Buffer.byteLength(full) <= maxInlinePayloadBytes ? full : JSON.stringify(withoutData);
 }
 
 const topic = (orgId: string, event: EventName) => `${orgId} ${event}`;

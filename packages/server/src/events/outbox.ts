@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/connect.js';
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/ids.js';
-import { fanOutEvent } from '../webhooks/fan-out.js';
-import { announceOnCommit } from './committed.js';
+import { anyEvent, queueDeliveries, subscribedWebhooksJoin } from '../webhooks/fan-out.js';
+import { announcementOf, committedEventsChannel } from './committed.js';
 import type { EventData, EventName } from './catalog.js';
 
 export interface RecordedEvent<E extends EventName = EventName> {
@@ -29,17 +29,19 @@ export async function recordEvent<E extends EventName>(
 ): Promise<RecordedEvent<E>> {
   const at = clock.now();
   const id = newId('event', at.getTime());
-  await tx.query('INSERT INTO events (id, org_id, type, data, created_at, actor_id) VALUES ($1, $2, $3, $4, $5, $6)', [
-    id,
-    orgId,
-    event,
-    data,
-    at,
-    actorId,
-  ]);
-  await fanOutEvent(tx, { id, orgId, event, at });
   const recorded = { id, orgId, event, timestamp: at.toISOString(), data };
-  await announceOnCommit(tx, recorded);
+  // One statement: the event, its announcement (delivered on commit) and the webhooks that take it.
+  const subscribers = await tx.query<{ webhook_id: string | null }>(
+    `WITH recorded AS (
+       INSERT INTO events (id, org_id, type, data, created_at, actor_id) VALUES ($1, $2, $3, $4, $5, $6)
+     )
+     SELECT w.id AS webhook_id FROM (SELECT pg_notify($7, $8)) AS announced
+     ${subscribedWebhooksJoin('$2', '$3', '$9')}
+     ORDER BY w.id`,
+    [id, orgId, event, data, at, actorId, committedEventsChannel, announcementOf(recorded), anyEvent],
+  );
+  const webhookIds = subscribers.flatMap((row) => (row.webhook_id === null ? [] : [row.webhook_id]));
+  await queueDeliveries(tx, { id, orgId, event, at }, webhookIds);
   return recorded;
 }
 

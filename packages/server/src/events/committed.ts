@@ -1,5 +1,5 @@
 import { EventEmitter, on } from 'node:events';
-import type { Db, Queryable, Unlisten } from '../db/connect.js';
+import type { Db, Unlisten } from '../db/connect.js';
 import type { EventName } from './catalog.js';
 import type { RecordedEvent } from './outbox.js';
 

@@ -145,6 +145,20 @@ describe.each(databaseKinds())('Idempotency-Key on %s', (kind) => {
     expect(await after.json()).toEqual(dataset);
   });
 
+  it('POSTs racing with one key make one alert and its events once; the others answer as its replays', async () => {
+    const body = { title: 'Raced', severity: 'critical', projectId: project.id };
+    const send = () => t.request<One<Alert>>('POST', 'alerts', { apiKey: org.apiKey, body, headers: { 'idempotency-key': 'key-raced' } });
+    const answers = await Promise.all(Array.from({ length: 6 }, send));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(201));
+    const alerts = await alertsTitled('Raced');
+    expect(alerts).toHaveLength(1);
+    expect(answers.map((answer) => answer.body.data.id)).toEqual(Array(6).fill(alerts[0].id));
+    expect(answers.filter((answer) => answer.headers.get('idempotent-replayed') === 'true')).toHaveLength(5);
+    for (const event of ['alert.created', 'alert.critical'] as const) {
+      expect((await eventsOf(t, org.orgId, event)).filter((recorded) => recorded.data.id === alerts[0].id)).toHaveLength(1);
+    }
+  });
+
   it('a response lost on the way back and retried with the same key makes one alert and one alert.created', async () => {
     const url = `http://127.0.0.1:${proxy.port}/api/v1/alerts`;
     const init = {

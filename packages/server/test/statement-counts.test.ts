@@ -29,8 +29,11 @@ const expected = {
    * their deliveries are one statement more); COMMIT.
    */
   'POST /alerts': 5,
-  /** The same, plus the key with its answer, written in that transaction (platform/idempotency.ts answerOnce). */
-  'POST /alerts with an Idempotency-Key': 6,
+  /**
+   * The same: the key with its answer is written by the event's statement, as a CTE (platform/
+   * idempotency.ts answerOnce, db/rider.ts). A repeat of a dedupKey, which records no event, writes it alone.
+   */
+  'POST /alerts with an Idempotency-Key': 5,
   /** The page of alerts, as GET /alerts. */
   'GraphQL { alerts(first: 20) }': 1,
 } as const;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/connect.js';
+import { type Rider, riderCte } from '../db/rider.js';
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/ids.js';
 import { anyEvent, queueDeliveries, subscribedWebhooksJoin } from '../webhooks/fan-out.js';
@@ -26,20 +27,26 @@ export async function recordEvent<E extends EventName>(
   data: EventData<E>,
   /** Who caused it (a user's id for a console session, a key's id for an API key), when known. */
   actorId: string | null = null,
+  /** A write to send with the event's statement, unless one was sent already (see `Rider`). */
+  rider?: Rider,
 ): Promise<RecordedEvent<E>> {
   const at = clock.now();
   const id = newId('event', at.getTime());
   const recorded = { id, orgId, event, timestamp: at.toISOString(), data };
+  const params = [id, orgId, event, data, at, actorId, committedEventsChannel, announcementOf(recorded), anyEvent];
+  const riding = rider !== undefined && rider.returned === undefined ? rider : undefined;
   // One statement: the event, its announcement (delivered on commit) and the webhooks that take it.
-  const subscribers = await tx.query<{ webhook_id: string | null }>(
+  const subscribers = await tx.query<{ webhook_id: string | null; rider_rows?: number }>(
     `WITH recorded AS (
        INSERT INTO events (id, org_id, type, data, created_at, actor_id) VALUES ($1, $2, $3, $4, $5, $6)
-     )
-     SELECT w.id AS webhook_id FROM (SELECT pg_notify($7, $8)) AS announced
+     )${riding ? `, ${riderCte(riding, params.length)}` : ''}
+     SELECT w.id AS webhook_id${riding ? ', (SELECT count(*)::int FROM rider) AS rider_rows' : ''}
+     FROM (SELECT pg_notify($7, $8)) AS announced
      ${subscribedWebhooksJoin('$2', '$3', '$9')}
      ORDER BY w.id`,
-    [id, orgId, event, data, at, actorId, committedEventsChannel, announcementOf(recorded), anyEvent],
+    riding ? [...params, ...riding.params] : params,
   );
+  if (riding) riding.returned = (subscribers[0].rider_rows ?? 0) > 0;
   const webhookIds = subscribers.flatMap((row) => (row.webhook_id === null ? [] : [row.webhook_id]));
   await queueDeliveries(tx, { id, orgId, event, at }, webhookIds);
   return recorded;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/connect.js';
+import type { Rider } from '../db/rider.js';
 
 export interface StoredAnswer {
   status: number;
@@ -63,23 +64,22 @@ export async function claimKey(db: Queryable, claim: Claim): Promise<KeyState> {
 }
 
 /**
- * Takes the key with its answer at once, in the transaction that made the change: true when it was
- * free (new, expired, or held by a request whose lock ran out). A repeat that arrives while the
- * first one's transaction is open waits here for it to end.
+ * Takes the key with its answer at once, as a write to send in the transaction that made the change
+ * (see `Rider`): it returns a row when the key was free (new, expired, or held by a request whose
+ * lock ran out). A repeat that arrives while the first one's transaction is open waits on it.
  */
-export async function claimKeyWithAnswer(tx: Queryable, claim: Claim, answer: StoredAnswer): Promise<boolean> {
+export function keyWithAnswer(claim: Claim, answer: StoredAnswer): Rider {
   const { orgId, key, fingerprint, now } = claim;
-  const taken = await tx.query(
-    `INSERT INTO idempotency_keys AS k (org_id, key, fingerprint, owner, locked_until, status, content_type, body, created_at, expires_at)
+  return {
+    sql: `INSERT INTO idempotency_keys AS k (org_id, key, fingerprint, owner, locked_until, status, content_type, body, created_at, expires_at)
      VALUES ($1, $2, $3, NULL, $4, $5, $6, $7, $4, $8)
      ON CONFLICT (org_id, key) DO UPDATE
        SET fingerprint = EXCLUDED.fingerprint, owner = NULL, locked_until = EXCLUDED.locked_until, status = EXCLUDED.status,
            content_type = EXCLUDED.content_type, body = EXCLUDED.body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
        WHERE k.expires_at <= $4 OR (k.owner IS NOT NULL AND k.locked_until <= $4 AND k.fingerprint = EXCLUDED.fingerprint)
      RETURNING 1`,
-    [orgId, key, fingerprint, now, answer.status, answer.contentType, answer.body, new Date(now.getTime() + claim.retainMs)],
-  );
-  return taken.length > 0;
+    params: [orgId, key, fingerprint, now, answer.status, answer.contentType, answer.body, new Date(now.getTime() + claim.retainMs)],
+  };
 }
 
 /** Stores the answer of the request that holds the key (if it still does). */

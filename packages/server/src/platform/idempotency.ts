@@ -1,10 +1,11 @@
 import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import stringify from 'safe-stable-stringify';
-import type { Db, Queryable } from '../db/connect.js';
+import type { Db } from '../db/connect.js';
+import { type Rider, RiderRefused } from '../db/rider.js';
 import type { Clock } from './clock.js';
 import { ApiError } from './errors.js';
-import { claimKey, claimKeyWithAnswer, releaseKey, storeAnswer } from './idempotency-store.js';
+import { claimKey, keyWithAnswer, releaseKey, storeAnswer } from './idempotency-store.js';
 
 export const idempotencyHeader = 'idempotency-key';
 export const replayedHeader = 'Idempotent-Replayed';
@@ -145,23 +146,24 @@ export function idempotentPosts(app: FastifyInstance, options: IdempotencyOption
 
 const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
 
-/** What a route's change calls inside its transaction once the result is known (see `answerOnce`). */
-export type WithinTransaction<T> = (tx: Queryable, result: T) => Promise<void>;
-
-/** The key was taken by another request before this one's transaction could take it. */
-class KeyTaken extends Error {}
+/**
+ * What a route's change asks for once its result is known, inside its transaction (see
+ * `answerOnce`): the key and its answer, a write to send with one of its statements, or alone
+ * (`settleRider`). RiderRefused means another request had the key: the change is rolled back.
+ */
+export type WithinTransaction<T> = (result: T) => Rider;
 
 /**
  * Runs a change made in one transaction and answers `status` with `answerOf(result)`. With
- * an `Idempotency-Key`, the key and the serialized answer are written in that same transaction (one
- * statement); when the key is already taken, the change is rolled back and the request is answered
+ * an `Idempotency-Key`, the key and the serialized answer are written in that same transaction, with
+ * one of its statements (no round trip of their own) or alone; when the key is already taken, the change is rolled back and the request is answered
  * as a repeat. An error answer (say a 404) takes the key after the fact, so its repeat is replayed
  * too. The route declares `config: { idempotentInTransaction: true }`.
  */
 export interface OnceAnswered<T> {
   /** The success status, or how the result decides it (a repeat of a deduplicated alert is 200, a new one 201). */
   status: number | ((result: T) => number);
-  /** The change, in one transaction that calls `within` (when given) once its result is known. */
+  /** The change, in one transaction that calls `within` (when given) once its result is known and sends its rider. */
   change: (within?: WithinTransaction<T>) => Promise<T>;
   answerOf: (result: T) => unknown;
 }
@@ -188,14 +190,14 @@ async function answer<T>(request: FastifyRequest, reply: FastifyReply, { status,
     body = String(reply.status(answered).serialize(answerOf(result)));
   };
   try {
-    await change(async (tx, result) => {
+    await change((result) => {
       serialize(result);
-      if (!(await claimKeyWithAnswer(tx, claim, { status: answered, contentType: jsonType, body }))) throw new KeyTaken();
+      return keyWithAnswer(claim, { status: answered, contentType: jsonType, body });
     });
   } catch (error) {
-    if (!(error instanceof KeyTaken) && !(error instanceof ApiError && error.status < 500)) throw error;
+    if (!(error instanceof RiderRefused) && !(error instanceof ApiError && error.status < 500)) throw error;
     if ((await claimBefore(request, reply, options, key)) === 'replayed') return;
-    if (!(error instanceof KeyTaken)) throw error;
+    if (!(error instanceof RiderRefused)) throw error;
     // The key is this request's now (the one that had it let go after a 5xx): it runs as any other.
     serialize(await change());
   }

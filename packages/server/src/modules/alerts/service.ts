@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/connect.js';
+import { settleRider } from '../../db/rider.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { ServiceContext } from '../../platform/context.js';
 import { ApiError, conflict, found } from '../../platform/errors.js';
@@ -65,9 +66,7 @@ export class AlertService {
   async raise(orgId: string, input: CreateAlert, { actorId = null, within }: RaiseOptions = {}): Promise<RaisedAlert> {
     return this.ctx.db.transaction(async (tx) => {
       found(await findProject(tx, orgId, input.projectId, true), 'project');
-      const raised = await this.raiseIn(tx, orgId, input, actorId);
-      await within?.(tx, raised);
-      return raised;
+      return this.raiseIn(tx, orgId, input, actorId, within);
     });
   }
 
@@ -76,13 +75,16 @@ export class AlertService {
    * event: like PagerDuty's deduplicated triggers, it pages nobody and announces nothing
    * (docs/integrations.md), and the alert keeps what its first POST said.
    */
-  async raiseIn(tx: Queryable, orgId: string, input: CreateAlert, actorId: string | null = null): Promise<RaisedAlert> {
+  async raiseIn(tx: Queryable, orgId: string, input: CreateAlert, actorId: string | null = null, within?: WithinTransaction<RaisedAlert>): Promise<RaisedAlert> {
     const at = this.ctx.clock.now();
     const raised = await insertOrRepeatAlert(tx, orgId, newId('alert', at.getTime()), input, at);
+    // An idempotent request's key and answer go with the event's statement (a repeat has none: they go alone).
+    const rider = within?.(raised);
     if (!raised.repeated) {
-      await recordEvent(tx, this.ctx.clock, orgId, 'alert.created', raised.alert, actorId);
+      await recordEvent(tx, this.ctx.clock, orgId, 'alert.created', raised.alert, actorId, rider);
       if (raised.alert.severity === 'critical') await recordEvent(tx, this.ctx.clock, orgId, 'alert.critical', raised.alert, actorId);
     }
+    if (rider) await settleRider(tx, rider);
     return raised;
   }
 

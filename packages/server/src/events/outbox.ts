@@ -2,9 +2,9 @@ import type { Queryable } from '../db/connect.js';
 import { type Rider, riderCte } from '../db/rider.js';
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/ids.js';
-import { anyEvent, queueDeliveries, subscribedWebhooksJoin } from '../webhooks/fan-out.js';
+import { queueDeliveries, subscribedWebhooksJoin } from '../webhooks/fan-out.js';
 import { announcementOf, committedEventsChannel } from './committed.js';
-import type { EventData, EventName } from './catalog.js';
+import { allEvents, type EventData, type EventName } from './catalog.js';
 
 export interface RecordedEvent<E extends EventName = EventName> {
   id: string;
@@ -33,7 +33,7 @@ export async function recordEvent<E extends EventName>(
   const at = clock.now();
   const id = newId('event', at.getTime());
   const recorded = { id, orgId, event, timestamp: at.toISOString(), data };
-  const params = [id, orgId, event, data, at, actorId, committedEventsChannel, announcementOf(recorded), anyEvent];
+  const params = [id, orgId, event, data, at, actorId, committedEventsChannel, announcementOf(recorded), allEvents];
   const riding = rider !== undefined && rider.returned === undefined ? rider : undefined;
   // One statement: the event, its announcement (delivered on commit) and the webhooks that take it.
   const subscribers = await tx.query<{ webhook_id: string | null; rider_rows?: number }>(

@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/connect.js';
-import { allEvents } from '../events/catalog.js';
 import { newId } from '../platform/ids.js';
 
 /** Workers LISTEN here; a NOTIFY sent inside a transaction arrives when it commits. */
@@ -14,15 +13,12 @@ export interface FannedEvent {
 
 /**
  * SQL that joins the webhooks (as `w`) of the organization `orgParam` that take events of type
- * `eventParam`, active ones only, for the statement that records the event (events/outbox.ts):
- * finding them costs that statement nothing more than a join.
+ * `eventParam` or every event (`allParam` holds `allEvents`), active ones only, for the statement
+ * that records the event (events/outbox.ts): finding them costs that statement only a join.
  */
 export function subscribedWebhooksJoin(orgParam: string, eventParam: string, allParam: string): string {
   return `LEFT JOIN webhooks w ON w.org_id = ${orgParam} AND w.is_active AND (${eventParam} = ANY (w.events) OR ${allParam} = ANY (w.events))`;
 }
-
-/** What `subscribedWebhooksJoin` matches every event type with. */
-export const anyEvent = allEvents;
 
 /**
  * One delivery per webhook that takes the event (`webhookIds`, found when it was recorded), in the

@@ -170,7 +170,7 @@ class RowLoader {
    * Adds the records from `from` on as COPY lines, up to the first with a value its column's type
    * does not hold: that record's index, or the count when every one was added. Kept apart from the
    * awaits in `add`: V8 compiled the hot loop inside the async method while the code after it had
-   * not run yet, and the optimized method was thrown out at the end of every batch.
+   * not run yet, and the compiled method was deoptimized at the end of every call.
    */
   private convert(records: TableRecord[], from: number): number {
     const { columns } = this;

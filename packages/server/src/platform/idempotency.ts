@@ -154,11 +154,12 @@ const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? []
 export type WithinTransaction<T> = (result: T) => Rider;
 
 /**
- * Runs a change made in one transaction and answers `status` with `answerOf(result)`. With
- * an `Idempotency-Key`, the key and the serialized answer are written in that same transaction, with
- * one of its statements (no round trip of their own) or alone; when the key is already taken, the change is rolled back and the request is answered
- * as a repeat. An error answer (say a 404) takes the key after the fact, so its repeat is replayed
- * too. The route declares `config: { idempotentInTransaction: true }`.
+ * Runs a change made in one transaction and answers `status` with `answerOf(result)`. With an
+ * `Idempotency-Key`, the key and the serialized answer are written in that same transaction, with
+ * one of its statements (no round trip of their own) or alone; when the key is already taken, the
+ * change is rolled back and the request is answered as a repeat. An error answer (say a 404) takes
+ * the key after the fact, so its repeat is replayed too. The route declares
+ * `config: { idempotentInTransaction: true }`.
  */
 export interface OnceAnswered<T> {
   /** The success status, or how the result decides it (a repeat of a deduplicated alert is 200, a new one 201). */

@@ -96,7 +96,8 @@ function verdicts(hello: Measured, minimal: Measured, vigil: Measured, onPostgre
   const met = (ok: boolean) => (onPostgres ? (ok ? ' — met' : ' — **not met**') : ' (targets are set on PostgreSQL)');
   return [
     `- Vigil ÷ minimal route, saturated req/s: **${ratio(share)}** (target ≥ 0.90)${met(share >= 0.9)}`,
-    `- Vigil p99 at a steady ${count(fixedRate)} req/s: **${ms(vigil.paced.p99Ms)} ms** (target ≤ 5 ms)${met(vigil.paced.p99Ms <= 5)}`,
+    `- Vigil p99 at a steady ${count(fixedRate)} req/s: **${ms(vigil.paced.p99Ms)} ms** (target ≤ 5 ms)${met(vigil.paced.p99Ms <= 5)}; ` +
+      `the hello world's in the same run ${ms(hello.paced.p99Ms)} ms, the minimal route's ${ms(minimal.paced.p99Ms)} ms`,
     `- minimal route ÷ hello world, saturated req/s: ${ratio(minimal.saturated.requestsPerSecond / hello.saturated.requestsPerSecond)} (what the query and its JSON cost)`,
     `- Vigil ÷ hello world, saturated req/s: ${ratio(vigil.saturated.requestsPerSecond / hello.saturated.requestsPerSecond)}`,
     `- Server CPU per request, Vigil − minimal route: ${count(vigil.cpuMicrosPerRequest - minimal.cpuMicrosPerRequest)} µs ` +

@@ -62,7 +62,7 @@ async function measure(bench: Case, logFile: string, durationSeconds: number, sm
     // request, most of the hello-world server's slow answers and a quarter of the minimal route's
     // came in its first half second otherwise (BENCHMARKS.md, 2026-11-27 evening).
     if (!smoke) await sleep(settleMs);
-    const paced = await pacedLoadApart(target, fixedRate, connections, durationSeconds);
+    const paced = await pacedLoadApart(target, fixedRate, connections, durationSeconds, steadyWarmUpSeconds);
     const burst = await autocannonLoad(target, connections, durationSeconds, fixedRate);
     assertAllAnswered(bench.name, [saturated, paced, burst]);
     return { result: { name: bench.name, saturated, cpuMicrosPerRequest, paced, burst }, body };
@@ -72,6 +72,8 @@ async function measure(bench: Case, logFile: string, durationSeconds: number, sm
 }
 
 const settleMs = 2000;
+/** The steady load's first second, unrecorded: its new process's own start (pacedLoad). */
+const steadyWarmUpSeconds = 1;
 const warmUpSeconds = (durationSeconds: number) => Math.max(1, Math.round(durationSeconds / 3));
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const ms = (value: number) => value.toFixed(2);
@@ -168,7 +170,7 @@ export async function runRestBench(options: RestBenchOptions = {}): Promise<stri
     `- Database: ${databaseLine}.`,
     `- Each server runs alone in a child process (\`node --import tsx\`), the load in the parent (the steady case's in a new process of its own), each case ${durationSeconds} s: ` +
       `${warmUpSeconds(durationSeconds)} s warm-up, saturated (autocannon, ${connections} connections), then, after ${settleMs / 1000} s idle, a steady ${count(fixedRate)} req/s ` +
-      `(one request every millisecond over up to ${connections} undici connections, latency counted from when the request was due), ` +
+      `(one request every millisecond over up to ${connections} undici connections, latency counted from when the request was due; its first ${steadyWarmUpSeconds} s unrecorded, while the new load process's own code warms up), ` +
       `then autocannon \`-R ${fixedRate}\` (bursty: each connection sends its share of the second at once). Latencies per response, 2xx only.`,
     `- Vigil: \`VIGIL_ROLE=api\`, an enterprise org with a custom limit of 1,000,000/min (the most the CLI allows, about 16,700 req/s), pino at \`info\` ` +
       `(one line per request) written to a file (${path.join(workDir, 'Vigil.log')}).`,

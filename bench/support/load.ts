@@ -60,22 +60,27 @@ export async function autocannonLoad(target: LoadTarget, connections: number, du
  * moment to the end of its response body, so a server that falls behind is charged for the wait.
  * (autocannon's `overallRate` instead lets every connection send its share of each second back to
  * back when the second begins: a burst of `perSecond` requests, then silence.)
+ *
+ * The first `warmUpSeconds` run at the same rate and are not recorded: a load process that has just
+ * started sends its first few hundred requests late while its own code is still cold, and every
+ * request due meanwhile was charged to the server (BENCHMARKS.md, 2026-11-28).
  */
-export async function pacedLoad(target: LoadTarget, perSecond: number, connections: number, durationSeconds: number): Promise<LoadResult> {
+export async function pacedLoad(target: LoadTarget, perSecond: number, connections: number, durationSeconds: number, warmUpSeconds = 0): Promise<LoadResult> {
   const url = new URL(target.url);
   const pool = new Pool(url.origin, { connections, pipelining: 1 });
   const latencies: number[] = [];
   let failures = 0;
-  const total = perSecond * durationSeconds;
+  const unrecorded = perSecond * warmUpSeconds;
+  const total = unrecorded + perSecond * durationSeconds;
   const intervalNs = 1e9 / perSecond;
   const pending = new Set<Promise<void>>();
-  const send = (due: bigint) => {
+  const send = (due: bigint, recorded: boolean) => {
     const done = pool
       .request({ method: 'GET', path: `${url.pathname}${url.search}`, headers: target.headers })
       .then(async (response) => {
         await response.body.dump();
-        if (response.statusCode >= 200 && response.statusCode < 300) latencies.push(Number(process.hrtime.bigint() - due) / 1e6);
-        else failures++;
+        if (response.statusCode < 200 || response.statusCode >= 300) failures++;
+        else if (recorded) latencies.push(Number(process.hrtime.bigint() - due) / 1e6);
       })
       .catch(() => {
         failures++;
@@ -88,14 +93,14 @@ export async function pacedLoad(target: LoadTarget, perSecond: number, connectio
   await new Promise<void>((resolve) => {
     const tick = () => {
       const due = Math.min(total, Math.floor(Number(process.hrtime.bigint() - started) / intervalNs) + 1);
-      for (; sent < due; sent++) send(started + BigInt(Math.round(sent * intervalNs)));
+      for (; sent < due; sent++) send(started + BigInt(Math.round(sent * intervalNs)), sent >= unrecorded);
       if (sent < total) setTimeout(tick, 1);
       else resolve();
     };
     tick();
   });
   await Promise.all(pending);
-  const result = summarize(latencies, failures, started);
+  const result = summarize(latencies, failures, started + BigInt(Math.round(unrecorded * intervalNs)));
   await pool.close();
   return result;
 }
@@ -104,11 +109,12 @@ export async function pacedLoad(target: LoadTarget, perSecond: number, connectio
  * pacedLoad in a fresh process of its own (paced-load-process.ts). The bench's process holds every
  * earlier case's results (114 MB of heap by the third server): its full collection (9 ms, after
  * marking beside the sending) fell on a run's largest stall, and every request due meanwhile was
- * charged to the server (BENCHMARKS.md, 2026-11-27 evening). A new process's heap stays small.
+ * charged to the server (BENCHMARKS.md, 2026-11-27 evening). A new process's heap stays small; its
+ * code starts cold, which `warmUpSeconds` leaves out.
  */
-export async function pacedLoadApart(target: LoadTarget, perSecond: number, connections: number, durationSeconds: number): Promise<LoadResult> {
+export async function pacedLoadApart(target: LoadTarget, perSecond: number, connections: number, durationSeconds: number, warmUpSeconds: number): Promise<LoadResult> {
   const output = await runCommand(
-    ['--import', 'tsx', 'bench/support/paced-load-process.ts', JSON.stringify({ target, perSecond, connections, durationSeconds })],
+    ['--import', 'tsx', 'bench/support/paced-load-process.ts', JSON.stringify({ target, perSecond, connections, durationSeconds, warmUpSeconds })],
     {},
   );
   return JSON.parse(output) as LoadResult;

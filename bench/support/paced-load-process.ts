@@ -6,7 +6,8 @@ interface PacedLoadArguments {
   perSecond: number;
   connections: number;
   durationSeconds: number;
+  warmUpSeconds: number;
 }
 
-const { target, perSecond, connections, durationSeconds } = JSON.parse(process.argv[2] ?? '') as PacedLoadArguments;
-process.stdout.write(JSON.stringify(await pacedLoad(target, perSecond, connections, durationSeconds)));
+const { target, perSecond, connections, durationSeconds, warmUpSeconds } = JSON.parse(process.argv[2] ?? '') as PacedLoadArguments;
+process.stdout.write(JSON.stringify(await pacedLoad(target, perSecond, connections, durationSeconds, warmUpSeconds)));

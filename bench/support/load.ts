@@ -65,7 +65,7 @@ export async function autocannonLoad(target: LoadTarget, connections: number, du
  * started sends its first few hundred requests late while its own code is still cold, and every
  * request due meanwhile was charged to the server (BENCHMARKS.md, 2026-11-28).
  */
-export async function pacedLoad(target: LoadTarget, perSecond: number, connections: number, durationSeconds: number, warmUpSeconds = 0): Promise<LoadResult> {
+export async function pacedLoad(target: LoadTarget, perSecond: number, connections: number, durationSeconds: number, warmUpSeconds: number): Promise<LoadResult> {
   const url = new URL(target.url);
   const pool = new Pool(url.origin, { connections, pipelining: 1 });
   const latencies: number[] = [];

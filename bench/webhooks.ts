@@ -18,6 +18,7 @@ import { deliveryHeaders } from '../packages/server/src/webhooks/signer.js';
 import { DeliveryWorker } from '../packages/server/src/webhooks/worker.js';
 import { testTls } from '../packages/server/test/support/webhooks/tls.js';
 import { type BenchMode, fullRun, sized } from './support/mode.js';
+import { recordedSender } from './support/recorded-sender.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const latencyPerSecond = 50;
@@ -43,16 +44,16 @@ async function startReceiver(): Promise<Receiver> {
   return { port, process: child };
 }
 
-async function withSchema<T>(work: (db: Db, serverVersion: string) => Promise<T>): Promise<T> {
-  const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const schema = 'vigil_bench_webhooks';
-  const admin = new pg.Client({ connectionString: url });
+const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function withSchema<T>(schema: string, work: (db: Db, serverVersion: string) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
   const run = async (sql: string) => admin.query(sql);
   await run(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await run(`CREATE SCHEMA ${schema}`);
   const version = (await admin.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
-  const db = await connectDb({ databaseUrl: url, searchPath: schema, poolSize: 10 });
+  const db = await connectDb({ databaseUrl, searchPath: schema, poolSize: 10 });
   try {
     await migrate(db);
     return await work(db, version);
@@ -100,42 +101,48 @@ async function bareSender(origin: string, bodies: { id: string; event: string; b
   return bodies.length / seconds;
 }
 
+const benchSecretKey = 'bench-secret-key-0123456789abcdef0123';
+const config = {
+  ...loadConfig({ VIGIL_SECRET_KEY: benchSecretKey, VIGIL_WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' }),
+  secretKey: benchSecretKey,
+};
+const project = (at: Date): Project => ({ id: 'proj_bench', name: 'Bench', area: null, description: null, createdAt: at.toISOString(), updatedAt: at.toISOString() });
+
+/** An organization with one webhook on the receiver, and `count` project.updated events queued for it, 500 per transaction. */
+async function queueDeliveries(db: Db, receiverPort: number, count: number) {
+  const ctx: ServiceContext = { db, clock: systemClock, config };
+  const { org } = await new OrganizationService(ctx).create({ name: 'Bench', plan: 'enterprise' });
+  const hook = await new WebhookService(ctx).create(org.id, {
+    name: 'bench',
+    url: `https://127.0.0.1:${receiverPort}/hook`,
+    events: ['project.updated', 'project.created'],
+  });
+  const updated = project(systemClock.now());
+  const started = performance.now();
+  for (let done = 0; done < count; done += 500) {
+    await db.transaction(async (tx) => {
+      for (let index = done; index < Math.min(count, done + 500); index += 1) {
+        await recordEvent(tx, systemClock, org.id, 'project.updated', { ...updated, area: `area ${index}` });
+      }
+    });
+  }
+  return { org, hook, enqueuePerSecond: count / ((performance.now() - started) / 1000) };
+}
+
 /**
  * Deliveries per second from Vigil's worker (claim, sign, POST, record every attempt) on PostgreSQL
  * to a local HTTPS receiver that answers 200 at once, beside a bare undici sender that signs and
- * POSTs the same bodies in the same run; then the time from a committed event to the start of its
- * first attempt at light load.
+ * POSTs the same bodies and a bare recorded sender that also writes each attempt's start and outcome
+ * in the fewest statements (support/recorded-sender.ts), both in the same run; then the time from a
+ * committed event to the start of its first attempt at light load.
  */
 export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string> {
   const deliveries = sized(mode, 20_000, 300);
   const latencyEvents = sized(mode, 300, 5);
   const receiver = await startReceiver();
   try {
-    return await withSchema(async (db, serverVersion) => {
-      const config = {
-        ...loadConfig({ VIGIL_SECRET_KEY: 'bench-secret-key-0123456789abcdef0123', VIGIL_WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' }),
-        secretKey: 'bench-secret-key-0123456789abcdef0123',
-      };
-      const ctx: ServiceContext = { db, clock: systemClock, config };
-      const { org } = await new OrganizationService(ctx).create({ name: 'Bench', plan: 'enterprise' });
-      const hook = await new WebhookService(ctx).create(org.id, {
-        name: 'bench',
-        url: `https://127.0.0.1:${receiver.port}/hook`,
-        events: ['project.updated', 'project.created'],
-      });
-      const at = systemClock.now();
-      const project: Project = { id: 'proj_bench', name: 'Bench', area: null, description: null, createdAt: at.toISOString(), updatedAt: at.toISOString() };
-
-      const enqueueStarted = performance.now();
-      for (let done = 0; done < deliveries; done += 500) {
-        await db.transaction(async (tx) => {
-          for (let index = done; index < Math.min(deliveries, done + 500); index += 1) {
-            await recordEvent(tx, systemClock, org.id, 'project.updated', { ...project, area: `area ${index}` });
-          }
-        });
-      }
-      const enqueuePerSecond = deliveries / ((performance.now() - enqueueStarted) / 1000);
-
+    return await withSchema('vigil_bench_webhooks', async (db, serverVersion) => {
+      const { org, hook, enqueuePerSecond } = await queueDeliveries(db, receiver.port, deliveries);
       const started = performance.now();
       const worker = await DeliveryWorker.start({ db, clock: systemClock, config, ca: [testTls().ca] });
       await waitUntilDelivered(db, hook.id, deliveries);
@@ -152,10 +159,24 @@ export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string
         body: JSON.stringify(deliveryPayload(event.type, org.id, event.created_at, event.data)),
       }));
       const barePerSecond = await bareSender(`https://127.0.0.1:${receiver.port}`, bodies, hook.secret);
+      const recordedPerSecond = await withSchema('vigil_bench_webhooks_recorded', async (baselineDb) => {
+        const queued = await queueDeliveries(baselineDb, receiver.port, deliveries);
+        const perSecond = await recordedSender({
+          databaseUrl,
+          schema: 'vigil_bench_webhooks_recorded',
+          origin: `https://127.0.0.1:${receiver.port}`,
+          ca: testTls().ca,
+          secret: queued.hook.secret,
+          connections,
+        });
+        const [attempts] = await baselineDb.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_attempts WHERE http_status = 200`);
+        if (attempts.n !== deliveries) throw new Error(`the recorded sender recorded ${attempts.n} of ${deliveries} attempts`);
+        return perSecond;
+      });
 
       const latencies: number[] = [];
       for (let index = 0; index < latencyEvents; index += 1) {
-        const event = await db.transaction((tx) => recordEvent(tx, systemClock, org.id, 'project.created', { ...project, name: `p${index}` }));
+        const event = await db.transaction((tx) => recordEvent(tx, systemClock, org.id, 'project.created', { ...project(systemClock.now()), name: `p${index}` }));
         await sleep(1000 / latencyPerSecond);
         latencies.push(new Date(event.timestamp).getTime());
       }
@@ -180,6 +201,9 @@ export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string
         `| Vigil worker: claim, sign (both signatures), POST, record every attempt | ${Math.round(workerPerSecond)} deliveries/s |`,
         `| bare undici sender: sign and POST the same bodies, ${connections} connections | ${Math.round(barePerSecond)} deliveries/s |`,
         `| worker ÷ bare sender | ${ratio.toFixed(2)} |`,
+        `| bare recorded sender: per batch of 100, one statement leases and starts the attempts, sign and POST, one statement records the outcomes; ${connections} connections | ${Math.round(recordedPerSecond)} deliveries/s |`,
+        `| bare recorded sender ÷ bare sender (what recording every attempt costs at the least, done this simply) | ${(recordedPerSecond / barePerSecond).toFixed(2)} |`,
+        `| worker ÷ bare recorded sender (what Vigil's worker costs over the same database work) | ${(workerPerSecond / recordedPerSecond).toFixed(2)} |`,
         `| attempts recorded / deliveries | ${recorded.n} / ${deliveries} |`,
         `| queueing: events with their deliveries committed (500 per transaction) | ${Math.round(enqueuePerSecond)} events/s |`,
         `| committed event → start of its first attempt, ${latencyEvents} events at ${latencyPerSecond}/s | p50 ${percentile(waits, 0.5)} ms, p99 ${percentile(waits, 0.99)} ms |`,

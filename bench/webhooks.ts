@@ -64,6 +64,12 @@ async function withSchema<T>(schema: string, work: (db: Db, serverVersion: strin
   }
 }
 
+/** This process's CPU time since `before`, user and system: steadier from run to run than deliveries per second. */
+const cpuMicrosSince = (before: NodeJS.CpuUsage) => {
+  const { user, system } = process.cpuUsage(before);
+  return user + system;
+};
+
 const percentile = (sorted: number[], fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
 
 async function waitUntilDelivered(db: Db, webhookId: string, count: number): Promise<void> {
@@ -143,10 +149,12 @@ export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string
   try {
     return await withSchema('vigil_bench_webhooks', async (db, serverVersion) => {
       const { org, hook, enqueuePerSecond } = await queueDeliveries(db, receiver.port, deliveries);
+      const workerCpuBefore = process.cpuUsage();
       const started = performance.now();
       const worker = await DeliveryWorker.start({ db, clock: systemClock, config, ca: [testTls().ca] });
       await waitUntilDelivered(db, hook.id, deliveries);
       const workerPerSecond = deliveries / ((performance.now() - started) / 1000);
+      const workerCpuMicros = cpuMicrosSince(workerCpuBefore) / deliveries;
       const [recorded] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_attempts`);
       if (recorded.n !== deliveries) throw new Error(`${deliveries} deliveries but ${recorded.n} attempts recorded: every attempt must be, once`);
 
@@ -159,8 +167,9 @@ export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string
         body: JSON.stringify(deliveryPayload(event.type, org.id, event.created_at, event.data)),
       }));
       const barePerSecond = await bareSender(`https://127.0.0.1:${receiver.port}`, bodies, hook.secret);
-      const recordedPerSecond = await withSchema('vigil_bench_webhooks_recorded', async (baselineDb) => {
+      const baseline = await withSchema('vigil_bench_webhooks_recorded', async (baselineDb) => {
         const queued = await queueDeliveries(baselineDb, receiver.port, deliveries);
+        const cpuBefore = process.cpuUsage();
         const perSecond = await recordedSender({
           databaseUrl,
           schema: 'vigil_bench_webhooks_recorded',
@@ -171,7 +180,7 @@ export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string
         });
         const [attempts] = await baselineDb.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_attempts WHERE http_status = 200`);
         if (attempts.n !== deliveries) throw new Error(`the recorded sender recorded ${attempts.n} of ${deliveries} attempts`);
-        return perSecond;
+        return { perSecond, cpuMicros: cpuMicrosSince(cpuBefore) / deliveries };
       });
 
       const latencies: number[] = [];
@@ -201,9 +210,10 @@ export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string
         `| Vigil worker: claim, sign (both signatures), POST, record every attempt | ${Math.round(workerPerSecond)} deliveries/s |`,
         `| bare undici sender: sign and POST the same bodies, ${connections} connections | ${Math.round(barePerSecond)} deliveries/s |`,
         `| worker ÷ bare sender | ${ratio.toFixed(2)} |`,
-        `| bare recorded sender: per batch of 100, one statement leases and starts the attempts, sign and POST, one statement records the outcomes; ${connections} connections | ${Math.round(recordedPerSecond)} deliveries/s |`,
-        `| bare recorded sender ÷ bare sender (what recording every attempt costs at the least, done this simply) | ${(recordedPerSecond / barePerSecond).toFixed(2)} |`,
-        `| worker ÷ bare recorded sender (what Vigil's worker costs over the same database work) | ${(workerPerSecond / recordedPerSecond).toFixed(2)} |`,
+        `| bare recorded sender: per batch of 100, one statement leases and starts the attempts, sign and POST, one statement records the outcomes; ${connections} connections | ${Math.round(baseline.perSecond)} deliveries/s |`,
+        `| bare recorded sender ÷ bare sender (what recording every attempt costs at the least, done this simply) | ${(baseline.perSecond / barePerSecond).toFixed(2)} |`,
+        `| worker ÷ bare recorded sender (what Vigil's worker costs over the same database work) | ${(workerPerSecond / baseline.perSecond).toFixed(2)} |`,
+        `| CPU of the sending process per delivery: worker, bare recorded sender | ${Math.round(workerCpuMicros)} µs, ${Math.round(baseline.cpuMicros)} µs |`,
         `| attempts recorded / deliveries | ${recorded.n} / ${deliveries} |`,
         `| queueing: events with their deliveries committed (500 per transaction) | ${Math.round(enqueuePerSecond)} events/s |`,
         `| committed event → start of its first attempt, ${latencyEvents} events at ${latencyPerSecond}/s | p50 ${percentile(waits, 0.5)} ms, p99 ${percentile(waits, 0.99)} ms |`,

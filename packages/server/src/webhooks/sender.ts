@@ -1,4 +1,6 @@
+import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
 import { Agent, Client, type Dispatcher } from 'undici';
 import type { AttemptError } from '../modules/webhooks/schema.js';
 import type { Clock } from '../platform/clock.js';
@@ -87,8 +89,15 @@ export class WebhookSender {
     } catch (error) {
       return finish({ error: error instanceof UrlRejectedError && error.blockedAddress ? 'blocked_address' : 'invalid_url' });
     }
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
+    // The attempt's one timer aborts through an EventEmitter, which undici takes as a signal: an
+    // AbortController per attempt, with the EventTarget listeners undici adds and removes, was a
+    // large share of the worker's CPU per delivery (BENCHMARKS.md, 2026-11-28).
+    const abort = new EventEmitter();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.emit('abort');
+    }, this.options.timeoutMs);
     let httpStatus: number | null = null;
     let fresh: Client | undefined;
     const post = (dispatcher: Dispatcher) =>
@@ -98,11 +107,11 @@ export class WebhookSender {
         method: 'POST',
         headers: request.headers,
         body: request.body,
-        signal: controller.signal,
+        signal: abort,
       });
     try {
       const response = await post(this.agent).catch((error: unknown) => {
-        if (controller.signal.aborted || !closedBeforeAnswer(error)) throw error;
+        if (timedOut || !closedBeforeAnswer(error)) throw error;
         // The connection closed before any answer: most often a kept-alive one that the receiver
         // closed as the request went out. Sent again at once on a new connection, once. Safe: no
         // response came, so nothing was decided, and receivers drop repeats by webhook-id anyway.
@@ -114,7 +123,7 @@ export class WebhookSender {
       const retryAfter = response.headers['retry-after'];
       return finish({ httpStatus, responseBody, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter });
     } catch (error) {
-      if (controller.signal.aborted) return finish({ httpStatus, error: 'timeout' });
+      if (timedOut) return finish({ httpStatus, error: 'timeout' });
       return finish({ httpStatus, ...classify(error) });
     } finally {
       clearTimeout(timer);
@@ -127,24 +136,31 @@ export class WebhookSender {
   }
 }
 
-/** The first 4 KiB as text (NUL removed: PostgreSQL text cannot hold it); the rest drained or dropped. */
-async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
-  let seen = 0;
-  for await (const chunk of body) {
-    seen += chunk.length;
-    if (keptBytes < responseBodyLimit) {
-      const part = chunk.subarray(0, responseBodyLimit - keptBytes);
-      kept.push(part);
-      keptBytes += part.length;
-    }
-    if (seen > drainLimit) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(kept).toString('utf8').replace(/\u0000/g, '');
+/**
+ * The first 4 KiB as text (NUL removed: PostgreSQL text cannot hold it); the rest drained or dropped.
+ * Read by its events rather than an async iterator made for every response (the same measurement).
+ */
+function readPrefix(body: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    let seen = 0;
+    const finished = () => resolve(Buffer.concat(kept).toString('utf8').replace(/\u0000/g, ''));
+    body.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      if (keptBytes < responseBodyLimit) {
+        const part = chunk.subarray(0, responseBodyLimit - keptBytes);
+        kept.push(part);
+        keptBytes += part.length;
+      }
+      if (seen > drainLimit) {
+        body.destroy();
+        finished();
+      }
+    });
+    body.once('end', finished);
+    body.once('error', reject);
+  });
 }
 
 const timeoutCodes = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);

@@ -45,6 +45,8 @@ async function startReceiver(): Promise<Receiver> {
 }
 
 const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The bare recorded sender's queue, beside the worker's. */
+const baselineSchema = 'vigil_bench_webhooks_recorded';
 
 async function withSchema<T>(schema: string, work: (db: Db, serverVersion: string) => Promise<T>): Promise<T> {
   const admin = new pg.Client({ connectionString: databaseUrl });
@@ -167,12 +169,12 @@ export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string
         body: JSON.stringify(deliveryPayload(event.type, org.id, event.created_at, event.data)),
       }));
       const barePerSecond = await bareSender(`https://127.0.0.1:${receiver.port}`, bodies, hook.secret);
-      const baseline = await withSchema('vigil_bench_webhooks_recorded', async (baselineDb) => {
+      const baseline = await withSchema(baselineSchema, async (baselineDb) => {
         const queued = await queueDeliveries(baselineDb, receiver.port, deliveries);
         const cpuBefore = process.cpuUsage();
         const perSecond = await recordedSender({
           databaseUrl,
-          schema: 'vigil_bench_webhooks_recorded',
+          schema: baselineSchema,
           origin: `https://127.0.0.1:${receiver.port}`,
           ca: testTls().ca,
           secret: queued.hook.secret,

@@ -207,7 +207,7 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
   scheduled: boolean;
   /** What came back, and the request headers as sent (signatures included), for the delivery's history. */
-  outcome: AttemptOutcome & { requestHeaders?: Record<string, string> };
+  outcome: AttemptOutcome;
 }
 
 /**
@@ -218,19 +218,35 @@ export interface AttemptRecord {
  * while a scheduled attempt was in flight stays due now.
  */
 export async function recordAttempts(db: Queryable, records: AttemptRecord[], now: Date, healthy: string[] = []): Promise<void> {
-  const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
+  // One JSON parameter rather than a text array per column: pg escapes every element of an array
+  // parameter in JavaScript (the request headers' JSON twice over), JSON.stringify is native.
+  const input = records.map((record) => ({
+    id: record.deliveryId,
+    number: record.number,
+    token: record.token,
+    trigger: record.trigger,
+    status: record.status,
+    next_at: record.nextAttemptAt,
+    scheduled: record.scheduled ? 1 : 0,
+    started_at: record.outcome.startedAt,
+    duration_ms: record.outcome.durationMs,
+    http_status: record.outcome.httpStatus,
+    error: record.outcome.error,
+    error_detail: record.outcome.errorDetail,
+    response_body: record.outcome.responseBody,
+    request_headers: record.outcome.requestHeaders,
+  }));
   await db.query(
     `WITH input AS (
-       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::int[],
-                            $8::timestamptz[], $9::int[], $10::int[], $11::text[], $12::text[], $13::text[], $15::text[])
-         AS t(id, number, token, trigger, status, next_at, scheduled, started_at, duration_ms, http_status, error, error_detail, response_body, request_headers)
+       SELECT * FROM json_to_recordset($1::json) AS t(id text, number int, token text, trigger text, status text, next_at timestamptz,
+         scheduled int, started_at timestamptz, duration_ms int, http_status int, error text, error_detail text, response_body text, request_headers jsonb)
      ), updated AS (
        UPDATE webhook_deliveries d SET
          scheduled_attempts = d.scheduled_attempts + i.scheduled,
          status = CASE WHEN i.status = 'delivered' OR d.lease_token = i.token THEN i.status ELSE d.status END,
          next_attempt_at = CASE
            WHEN d.lease_token IS DISTINCT FROM i.token THEN d.next_attempt_at
-           WHEN d.next_trigger = 'manual' AND i.trigger = 'scheduled' THEN $14
+           WHEN d.next_trigger = 'manual' AND i.trigger = 'scheduled' THEN $2
            ELSE i.next_at END,
          next_trigger = CASE
            WHEN d.lease_token IS DISTINCT FROM i.token THEN d.next_trigger
@@ -239,33 +255,16 @@ export async function recordAttempts(db: Queryable, records: AttemptRecord[], no
            ELSE 'scheduled' END,
          lease_token = CASE WHEN d.lease_token = i.token THEN NULL ELSE d.lease_token END,
          leased_until = CASE WHEN d.lease_token = i.token THEN NULL ELSE d.leased_until END,
-         updated_at = $14
+         updated_at = $2
        FROM input i WHERE d.id = i.id
      ), healthy AS (
-       UPDATE webhooks SET failing_since = NULL WHERE id = ANY ($16::text[]) AND failing_since IS NOT NULL
+       UPDATE webhooks SET failing_since = NULL WHERE id = ANY ($3::text[]) AND failing_since IS NOT NULL
      )
      UPDATE webhook_attempts a SET started_at = i.started_at, duration_ms = i.duration_ms, http_status = i.http_status,
-       error = i.error, error_detail = i.error_detail, response_body = i.response_body, request_headers = i.request_headers::jsonb,
+       error = i.error, error_detail = i.error_detail, response_body = i.response_body, request_headers = i.request_headers,
        lease_token = NULL, leased_until = NULL
      FROM input i WHERE a.delivery_id = i.id AND a.number = i.number`,
-    [
-      column((r) => r.deliveryId),
-      column((r) => r.number),
-      column((r) => r.token),
-      column((r) => r.trigger),
-      column((r) => r.status),
-      column((r) => r.nextAttemptAt),
-      column((r) => (r.scheduled ? 1 : 0)),
-      column((r) => r.outcome.startedAt),
-      column((r) => r.outcome.durationMs),
-      column((r) => r.outcome.httpStatus),
-      column((r) => r.outcome.error),
-      column((r) => r.outcome.errorDetail),
-      column((r) => r.outcome.responseBody),
-      now,
-      column((r) => (r.outcome.requestHeaders ? JSON.stringify(r.outcome.requestHeaders) : null)),
-      healthy,
-    ],
+    [JSON.stringify(input), now, healthy],
   );
 }
 

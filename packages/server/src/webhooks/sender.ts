@@ -44,15 +44,25 @@ export interface AttemptOutcome {
   errorDetail: string | null;
   responseBody: string | null;
   retryAfter: string | undefined;
+  /** The request's headers as sent, signatures included. */
+  requestHeaders: Record<string, string>;
 }
+
+/** Where an attempt's request goes, or why it does not go out. */
+type Target = { origin: string; path: string } | 'invalid_url' | 'blocked_address';
+
+/** Distinct urls whose check is kept; a url's check depends on nothing else, so it is made once. */
+const maxTargets = 10_000;
 
 /**
  * POSTs deliveries through one undici Agent: a keep-alive pool per origin, redirects not followed,
  * every new connection made through the guarded lookup, and one timer over the whole attempt.
+ * Runs once per attempt, thousands a second: no closure or object it can do without.
  */
 export class WebhookSender {
   private readonly agent: Agent;
   private readonly connectionOptions: Client.Options;
+  private readonly targets = new Map<string, Target>();
 
   constructor(private readonly options: SenderOptions) {
     this.connectionOptions = {
@@ -73,22 +83,8 @@ export class WebhookSender {
   async send(request: AttemptRequest): Promise<AttemptOutcome> {
     const startedAt = this.options.clock.now();
     const start = performance.now();
-    const finish = (fields: Partial<AttemptOutcome>): AttemptOutcome => ({
-      startedAt,
-      durationMs: Math.round(performance.now() - start),
-      httpStatus: null,
-      error: null,
-      errorDetail: null,
-      responseBody: null,
-      retryAfter: undefined,
-      ...fields,
-    });
-    let url: URL;
-    try {
-      url = checkUrlForm(request.url, this.options.allowPrivate).url;
-    } catch (error) {
-      return finish({ error: error instanceof UrlRejectedError && error.blockedAddress ? 'blocked_address' : 'invalid_url' });
-    }
+    const target = this.target(request.url);
+    if (typeof target === 'string') return ended(request, startedAt, start, null, { error: target });
     // The attempt's one timer aborts through an EventEmitter, which undici takes as a signal: an
     // AbortController per attempt, with the EventTarget listeners undici adds and removes, was a
     // large share of the worker's CPU per delivery (BENCHMARKS.md, 2026-11-28).
@@ -100,40 +96,72 @@ export class WebhookSender {
     }, this.options.timeoutMs);
     let httpStatus: number | null = null;
     let fresh: Client | undefined;
-    const post = (dispatcher: Dispatcher) =>
-      dispatcher.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        headers: request.headers,
-        body: request.body,
-        signal: abort,
-      });
     try {
-      const response = await post(this.agent).catch((error: unknown) => {
+      const response = await post(this.agent, target, request, abort).catch((error: unknown) => {
         if (timedOut || !closedBeforeAnswer(error)) throw error;
         // The connection closed before any answer: most often a kept-alive one that the receiver
         // closed as the request went out. Sent again at once on a new connection, once. Safe: no
         // response came, so nothing was decided, and receivers drop repeats by webhook-id anyway.
-        fresh = new Client(url.origin, this.connectionOptions);
-        return post(fresh);
+        fresh = new Client(target.origin, this.connectionOptions);
+        return post(fresh, target, request, abort);
       });
       httpStatus = response.statusCode;
       const responseBody = await readPrefix(response.body);
       const retryAfter = response.headers['retry-after'];
-      return finish({ httpStatus, responseBody, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter });
+      return ended(request, startedAt, start, httpStatus, { responseBody, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter });
     } catch (error) {
-      if (timedOut) return finish({ httpStatus, error: 'timeout' });
-      return finish({ httpStatus, ...classify(error) });
+      return ended(request, startedAt, start, httpStatus, timedOut ? { error: 'timeout' } : classify(error));
     } finally {
       clearTimeout(timer);
-      await fresh?.destroy();
+      if (fresh) await fresh.destroy();
     }
   }
 
   async close(): Promise<void> {
     await this.agent.close();
   }
+
+  private target(url: string): Target {
+    let target = this.targets.get(url);
+    if (target === undefined) {
+      target = checkedTarget(url, this.options.allowPrivate);
+      if (this.targets.size >= maxTargets) this.targets.clear();
+      this.targets.set(url, target);
+    }
+    return target;
+  }
+}
+
+function checkedTarget(raw: string, allowPrivate: boolean): Target {
+  try {
+    const { url } = checkUrlForm(raw, allowPrivate);
+    return { origin: url.origin, path: `${url.pathname}${url.search}` };
+  } catch (error) {
+    return error instanceof UrlRejectedError && error.blockedAddress ? 'blocked_address' : 'invalid_url';
+  }
+}
+
+function post(dispatcher: Dispatcher, target: Exclude<Target, string>, request: AttemptRequest, signal: EventEmitter) {
+  return dispatcher.request({ origin: target.origin, path: target.path, method: 'POST', headers: request.headers, body: request.body, signal });
+}
+
+function ended(
+  request: AttemptRequest,
+  startedAt: Date,
+  start: number,
+  httpStatus: number | null,
+  fields: Partial<Pick<AttemptOutcome, 'error' | 'errorDetail' | 'responseBody' | 'retryAfter'>>,
+): AttemptOutcome {
+  return {
+    startedAt,
+    durationMs: Math.round(performance.now() - start),
+    httpStatus,
+    error: fields.error ?? null,
+    errorDetail: fields.errorDetail ?? null,
+    responseBody: fields.responseBody ?? null,
+    retryAfter: fields.retryAfter,
+    requestHeaders: request.headers,
+  };
 }
 
 /**
@@ -145,7 +173,6 @@ function readPrefix(body: Readable): Promise<string> {
     const kept: Buffer[] = [];
     let keptBytes = 0;
     let seen = 0;
-    const finished = () => resolve(Buffer.concat(kept).toString('utf8').replace(/\u0000/g, ''));
     body.on('data', (chunk: Buffer) => {
       seen += chunk.length;
       if (keptBytes < responseBodyLimit) {
@@ -155,12 +182,16 @@ function readPrefix(body: Readable): Promise<string> {
       }
       if (seen > drainLimit) {
         body.destroy();
-        finished();
+        resolve(text(kept));
       }
     });
-    body.once('end', finished);
+    body.once('end', () => resolve(text(kept)));
     body.once('error', reject);
   });
+}
+
+function text(chunks: Buffer[]): string {
+  return Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, '');
 }
 
 const timeoutCodes = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);

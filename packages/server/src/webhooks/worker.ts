@@ -4,6 +4,7 @@ import { answerMayBeLost, DatabaseUnavailable } from '../db/unavailable.js';
 import { disableWebhook } from '../modules/webhooks/disable.js';
 import type { Clock } from '../platform/clock.js';
 import type { ResolvedConfig } from '../platform/context.js';
+import type { DeliveryStatus } from '../modules/webhooks/schema.js';
 import { decryptSecret } from '../platform/crypto.js';
 import { disableFailingWebhooks } from './auto-disable.js';
 import { deliveriesDueChannel } from './fan-out.js';
@@ -21,7 +22,7 @@ import {
 } from './queue.js';
 import { ConcurrencyLimit } from '../platform/concurrency-limit.js';
 import { nextScheduledAttempt, retryAfterMs } from './schedule.js';
-import { WebhookSender } from './sender.js';
+import { type AttemptOutcome, WebhookSender } from './sender.js';
 import { countAttempt, countClosedAttempts } from './attempt-metrics.js';
 import { deliveryHeaders } from './signer.js';
 import { retryDelayMs, UnsentDeliveries } from './unsent.js';
@@ -292,7 +293,12 @@ export class DeliveryWorker {
       const number = startedNumber ?? (await this.beginOrGiveBack(delivery, token));
       if (number !== undefined) {
         attempted = true;
-        const outcome = await this.sending.run(delivery.webhookId, () => this.attemptUnlessStopping(delivery)).finally(() => this.endAttempt(delivery.webhookId));
+        let outcome: AttemptOutcome | undefined;
+        try {
+          outcome = await this.sending.run(delivery.webhookId, () => this.attempt(delivery));
+        } finally {
+          this.endAttempt(delivery.webhookId);
+        }
         if (outcome !== undefined) {
           this.finished.push({ delivery, token, record: this.recordFor(delivery, token, number, outcome) });
           this.flush();
@@ -368,11 +374,8 @@ export class DeliveryWorker {
   }
 
   /** The attempt's outcome; undefined, with nothing sent, once the worker is stopping. */
-  private async attemptUnlessStopping(delivery: ClaimedDelivery): Promise<AttemptRecord['outcome'] | undefined> {
-    return this.stopping ? undefined : this.attempt(delivery);
-  }
-
-  private async attempt(delivery: ClaimedDelivery): Promise<AttemptRecord['outcome']> {
+  private async attempt(delivery: ClaimedDelivery): Promise<AttemptOutcome | undefined> {
+    if (this.stopping) return undefined;
     const now = this.clock.now();
     const secrets = [this.secret(delivery.secretSealed)];
     if (delivery.previousSecretSealed && delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > now) {
@@ -383,24 +386,23 @@ export class DeliveryWorker {
     const headers = deliveryHeaders({ deliveryId: delivery.id, event: delivery.event, body, timestamp: Math.floor(now.getTime() / 1000), secrets });
     const outcome = await this.sender.send({ url: delivery.url, headers, body });
     countAttempt(outcome);
-    return { ...outcome, requestHeaders: headers };
+    return outcome;
   }
 
   /** The delivery's state after an attempt: delivered, the next scheduled attempt, or failed. */
-  private recordFor(delivery: ClaimedDelivery, token: string, number: number, outcome: AttemptRecord['outcome']): AttemptRecord {
-    const base = { deliveryId: delivery.id, number, token, trigger: delivery.trigger, scheduled: delivery.trigger === 'scheduled', outcome };
+  private recordFor(delivery: ClaimedDelivery, token: string, number: number, outcome: AttemptOutcome): AttemptRecord {
     const succeeded = outcome.error === null && outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
-    if (succeeded) return { ...base, status: 'delivered', nextAttemptAt: null };
-    if (outcome.httpStatus === 410) return { ...base, status: delivery.status === 'delivered' ? 'delivered' : 'failed', nextAttemptAt: null };
+    if (succeeded) return attemptRecord(delivery, token, number, outcome, 'delivered', null);
+    if (outcome.httpStatus === 410) return attemptRecord(delivery, token, number, outcome, delivery.status === 'delivered' ? 'delivered' : 'failed', null);
     const now = this.clock.now();
     const wait = retryAfterMs(outcome.httpStatus, outcome.retryAfter, now);
     if (delivery.trigger === 'scheduled') {
       const next = nextScheduledAttempt(this.schedule, delivery.scheduledAttempts + 1, now, wait);
-      return { ...base, status: next ? 'pending' : 'failed', nextAttemptAt: next };
+      return attemptRecord(delivery, token, number, outcome, next ? 'pending' : 'failed', next);
     }
-    if (delivery.status !== 'pending') return { ...base, status: delivery.status, nextAttemptAt: null };
+    if (delivery.status !== 'pending') return attemptRecord(delivery, token, number, outcome, delivery.status, null);
     const next = nextScheduledAttempt(this.schedule, delivery.scheduledAttempts, now, wait);
-    return { ...base, status: next ? 'pending' : 'failed', nextAttemptAt: next };
+    return attemptRecord(delivery, token, number, outcome, next ? 'pending' : 'failed', next);
   }
 
   /** Writes every finished attempt waiting so far in one transaction; more gather while it runs. */
@@ -489,6 +491,17 @@ export class DeliveryWorker {
     }
     return plain;
   }
+}
+
+function attemptRecord(
+  delivery: ClaimedDelivery,
+  token: string,
+  number: number,
+  outcome: AttemptOutcome,
+  status: DeliveryStatus,
+  nextAttemptAt: Date | null,
+): AttemptRecord {
+  return { deliveryId: delivery.id, number, token, trigger: delivery.trigger, scheduled: delivery.trigger === 'scheduled', outcome, status, nextAttemptAt };
 }
 
 function count(counts: Map<string, number>, key: string, change: number): void {

@@ -18,6 +18,7 @@ import { deliveryHeaders } from '../packages/server/src/webhooks/signer.js';
 import { DeliveryWorker } from '../packages/server/src/webhooks/worker.js';
 import { testTls } from '../packages/server/test/support/webhooks/tls.js';
 import { type BenchMode, fullRun, sized } from './support/mode.js';
+import { postgresCpuMicros } from './support/postgres-cpu.js';
 import { recordedSender } from './support/recorded-sender.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -71,6 +72,10 @@ const cpuMicrosSince = (before: NodeJS.CpuUsage) => {
   const { user, system } = process.cpuUsage(before);
   return user + system;
 };
+
+/** PostgreSQL's CPU time since `before`; NaN where /proc cannot tell. */
+const postgresMicrosSince = (before: number | undefined) => (before === undefined ? Number.NaN : (postgresCpuMicros() ?? Number.NaN) - before);
+const micros = (value: number) => (Number.isNaN(value) ? 'not measured' : `${Math.round(value)} µs`);
 
 const percentile = (sorted: number[], fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
 
@@ -152,11 +157,13 @@ export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string
     return await withSchema('vigil_bench_webhooks', async (db, serverVersion) => {
       const { org, hook, enqueuePerSecond } = await queueDeliveries(db, receiver.port, deliveries);
       const workerCpuBefore = process.cpuUsage();
+      const postgresBefore = postgresCpuMicros();
       const started = performance.now();
       const worker = await DeliveryWorker.start({ db, clock: systemClock, config, ca: [testTls().ca] });
       await waitUntilDelivered(db, hook.id, deliveries);
       const workerPerSecond = deliveries / ((performance.now() - started) / 1000);
       const workerCpuMicros = cpuMicrosSince(workerCpuBefore) / deliveries;
+      const workerPostgresMicros = postgresMicrosSince(postgresBefore) / deliveries;
       const [recorded] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_attempts`);
       if (recorded.n !== deliveries) throw new Error(`${deliveries} deliveries but ${recorded.n} attempts recorded: every attempt must be, once`);
 
@@ -172,7 +179,7 @@ export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string
       const baseline = await withSchema(baselineSchema, async (baselineDb) => {
         const queued = await queueDeliveries(baselineDb, receiver.port, deliveries);
         const cpuBefore = process.cpuUsage();
-        const perSecond = await recordedSender({
+        const { perSecond, postgresMicros } = await recordedSender({
           databaseUrl,
           schema: baselineSchema,
           origin: `https://127.0.0.1:${receiver.port}`,
@@ -182,7 +189,7 @@ export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string
         });
         const [attempts] = await baselineDb.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_attempts WHERE http_status = 200`);
         if (attempts.n !== deliveries) throw new Error(`the recorded sender recorded ${attempts.n} of ${deliveries} attempts`);
-        return { perSecond, cpuMicros: cpuMicrosSince(cpuBefore) / deliveries };
+        return { perSecond, cpuMicros: cpuMicrosSince(cpuBefore) / deliveries, postgresMicros: postgresMicros / deliveries };
       });
 
       const latencies: number[] = [];
@@ -216,6 +223,7 @@ export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string
         `| bare recorded sender ÷ bare sender (what recording every attempt costs at the least, done this simply) | ${(baseline.perSecond / barePerSecond).toFixed(2)} |`,
         `| worker ÷ bare recorded sender (what Vigil's worker costs over the same database work) | ${(workerPerSecond / baseline.perSecond).toFixed(2)} |`,
         `| CPU of the sending process per delivery: worker, bare recorded sender | ${Math.round(workerCpuMicros)} µs, ${Math.round(baseline.cpuMicros)} µs |`,
+        `| CPU of PostgreSQL's processes per delivery (this machine's, from /proc): worker, bare recorded sender | ${micros(workerPostgresMicros)}, ${micros(baseline.postgresMicros)} |`,
         `| attempts recorded / deliveries | ${recorded.n} / ${deliveries} |`,
         `| queueing: events with their deliveries committed (500 per transaction) | ${Math.round(enqueuePerSecond)} events/s |`,
         `| committed event → start of its first attempt, ${latencyEvents} events at ${latencyPerSecond}/s | p50 ${percentile(waits, 0.5)} ms, p99 ${percentile(waits, 0.99)} ms |`,

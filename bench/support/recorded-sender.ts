@@ -3,6 +3,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { deliveryPayload } from '../../packages/server/src/webhooks/payload.js';
 import { deliveryHeaders } from '../../packages/server/src/webhooks/signer.js';
+import { postgresCpuMicros } from './postgres-cpu.js';
 
 export interface RecordedSenderTarget {
   databaseUrl: string;
@@ -35,9 +36,9 @@ const leaseSql = `now() + interval '1 minute'`;
  * signed and POSTed, then one statement that records every outcome (status, duration, request
  * headers, response body) and settles the deliveries. No retries, schedules, per-webhook limits,
  * failure tracking or secret unsealing: what is left is the database work every recorded attempt
- * needs. Answers deliveries per second.
+ * needs. Answers deliveries per second, and the CPU time PostgreSQL's processes used meanwhile (µs).
  */
-export async function recordedSender(target: RecordedSenderTarget): Promise<number> {
+export async function recordedSender(target: RecordedSenderTarget): Promise<{ perSecond: number; postgresMicros: number }> {
   const db = new pg.Pool({ connectionString: target.databaseUrl, max: batchesAtOnce, options: `-c search_path=${target.schema}` });
   const http = new Pool(target.origin, { connections: target.connections, pipelining: 1, connect: { ca: [target.ca] } });
   let sent = 0;
@@ -90,11 +91,15 @@ export async function recordedSender(target: RecordedSenderTarget): Promise<numb
     return true;
   };
   const started = performance.now();
+  const postgresBefore = postgresCpuMicros();
   try {
     await Promise.all(Array.from({ length: batchesAtOnce }, async () => {
       while (await sendBatch());
     }));
-    return sent / ((performance.now() - started) / 1000);
+    const perSecond = sent / ((performance.now() - started) / 1000);
+    // Read before the pool ends: a backend that exits takes its CPU time with it.
+    const postgresAfter = postgresCpuMicros();
+    return { perSecond, postgresMicros: postgresBefore === undefined || postgresAfter === undefined ? Number.NaN : postgresAfter - postgresBefore };
   } finally {
     await http.close();
     await db.end();

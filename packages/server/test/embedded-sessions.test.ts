@@ -1,9 +1,7 @@
-import { serialize } from 'pg-protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectDb, type Db } from '../src/db/connect.js';
 import { DatabaseUnavailable } from '../src/db/unavailable.js';
 import type { EmbeddedDb } from '../src/db/embedded.js';
-import { oneStatement } from '../src/db/wire-protocol.js';
 import { pgliteImage } from './support/pglite-images.js';
 import { tempDataDir } from './support/processes.js';
 
@@ -217,20 +215,5 @@ describe('an image of the embedded database', () => {
     } finally {
       await original.close();
     }
-  });
-});
-
-describe("the embedded thread's reading of a client's messages", () => {
-  it('leaves a statement the client named itself as it is, rather than misreading it as an unnamed one', () => {
-    const messages = (statement: string) =>
-      Buffer.concat([
-        serialize.parse({ name: statement, text: 'SELECT $1::int AS n', types: [] }),
-        serialize.bind({ statement, values: ['7'] }),
-        serialize.describe({ type: 'P' }),
-        serialize.execute({}),
-        serialize.sync(),
-      ]);
-    expect(oneStatement(messages(''))).toMatchObject({ key: expect.stringContaining('SELECT $1::int AS n') });
-    expect(oneStatement(messages('a_statement_the_client_named'))).toBeUndefined();
   });
 });

@@ -130,9 +130,9 @@ export function oneStatement(messages: Buffer): OneStatement | undefined {
   if (types.length !== 5 || types[0] !== parse || types[1] !== bind || types[2] !== describe || types[3] !== execute || types[4] !== sync) return undefined;
   const [parseEnd, bindEnd] = ends as [number, number];
   const unnamed = messages[5] === 0 && messages[parseEnd + 5] === 0 && messages[parseEnd + 6] === 0;
-  if (!unnamed) return undefined;
   const formatCount = messages.readInt16BE(parseEnd + 7);
-  if (messages.readInt16BE(parseEnd + 9 + 2 * formatCount) === 0) return undefined;
+  const hasParameters = messages.readInt16BE(parseEnd + 9 + 2 * formatCount) > 0;
+  if (!unnamed || !hasParameters) return undefined;
   return {
     key: messages.toString('latin1', 6, parseEnd),
     parseRest: messages.subarray(6, parseEnd),

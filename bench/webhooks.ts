@@ -18,7 +18,7 @@ import { deliveryHeaders } from '../packages/server/src/webhooks/signer.js';
 import { DeliveryWorker } from '../packages/server/src/webhooks/worker.js';
 import { testTls } from '../packages/server/test/support/webhooks/tls.js';
 import { type BenchMode, fullRun, sized } from './support/mode.js';
-import { postgresCpuMicros } from './support/postgres-cpu.js';
+import { postgresCpuMicros, postgresCpuMicrosSince } from './support/postgres-cpu.js';
 import { recordedSender } from './support/recorded-sender.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -73,8 +73,6 @@ const cpuMicrosSince = (before: NodeJS.CpuUsage) => {
   return user + system;
 };
 
-/** PostgreSQL's CPU time since `before`; NaN where /proc cannot tell. */
-const postgresMicrosSince = (before: number | undefined) => (before === undefined ? Number.NaN : (postgresCpuMicros() ?? Number.NaN) - before);
 const micros = (value: number) => (Number.isNaN(value) ? 'not measured' : `${Math.round(value)} µs`);
 
 const percentile = (sorted: number[], fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
@@ -163,7 +161,7 @@ export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string
       await waitUntilDelivered(db, hook.id, deliveries);
       const workerPerSecond = deliveries / ((performance.now() - started) / 1000);
       const workerCpuMicros = cpuMicrosSince(workerCpuBefore) / deliveries;
-      const workerPostgresMicros = postgresMicrosSince(postgresBefore) / deliveries;
+      const workerPostgresMicros = postgresCpuMicrosSince(postgresBefore) / deliveries;
       const [recorded] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_attempts`);
       if (recorded.n !== deliveries) throw new Error(`${deliveries} deliveries but ${recorded.n} attempts recorded: every attempt must be, once`);
 

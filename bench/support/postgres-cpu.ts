@@ -32,3 +32,9 @@ export function postgresCpuMicros(): number | undefined {
   }
   return (ticks / ticksPerSecond) * 1_000_000;
 }
+
+/** PostgreSQL's CPU time since a reading of postgresCpuMicros(), in µs; NaN where /proc cannot tell. */
+export function postgresCpuMicrosSince(before: number | undefined): number {
+  const now = postgresCpuMicros();
+  return before === undefined || now === undefined ? Number.NaN : now - before;
+}

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { deliveryPayload } from '../../packages/server/src/webhooks/payload.js';
 import { deliveryHeaders } from '../../packages/server/src/webhooks/signer.js';
-import { postgresCpuMicros } from './postgres-cpu.js';
+import { postgresCpuMicros, postgresCpuMicrosSince } from './postgres-cpu.js';
 
 export interface RecordedSenderTarget {
   databaseUrl: string;
@@ -98,8 +98,7 @@ export async function recordedSender(target: RecordedSenderTarget): Promise<{ pe
     }));
     const perSecond = sent / ((performance.now() - started) / 1000);
     // Read before the pool ends: a backend that exits takes its CPU time with it.
-    const postgresAfter = postgresCpuMicros();
-    return { perSecond, postgresMicros: postgresBefore === undefined || postgresAfter === undefined ? Number.NaN : postgresAfter - postgresBefore };
+    return { perSecond, postgresMicros: postgresCpuMicrosSince(postgresBefore) };
   } finally {
     await http.close();
     await db.end();

@@ -389,20 +389,25 @@ export class DeliveryWorker {
     return outcome;
   }
 
-  /** The delivery's state after an attempt: delivered, the next scheduled attempt, or failed. */
   private recordFor(delivery: ClaimedDelivery, token: string, number: number, outcome: AttemptOutcome): AttemptRecord {
+    const { status, nextAttemptAt } = this.stateAfter(delivery, outcome);
+    return { deliveryId: delivery.id, number, token, trigger: delivery.trigger, scheduled: delivery.trigger === 'scheduled', outcome, status, nextAttemptAt };
+  }
+
+  /** The delivery's state after an attempt: delivered, the next scheduled attempt, or failed. */
+  private stateAfter(delivery: ClaimedDelivery, outcome: AttemptOutcome): { status: DeliveryStatus; nextAttemptAt: Date | null } {
     const succeeded = outcome.error === null && outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
-    if (succeeded) return attemptRecord(delivery, token, number, outcome, 'delivered', null);
-    if (outcome.httpStatus === 410) return attemptRecord(delivery, token, number, outcome, delivery.status === 'delivered' ? 'delivered' : 'failed', null);
+    if (succeeded) return { status: 'delivered', nextAttemptAt: null };
+    if (outcome.httpStatus === 410) return { status: delivery.status === 'delivered' ? 'delivered' : 'failed', nextAttemptAt: null };
     const now = this.clock.now();
     const wait = retryAfterMs(outcome.httpStatus, outcome.retryAfter, now);
     if (delivery.trigger === 'scheduled') {
       const next = nextScheduledAttempt(this.schedule, delivery.scheduledAttempts + 1, now, wait);
-      return attemptRecord(delivery, token, number, outcome, next ? 'pending' : 'failed', next);
+      return { status: next ? 'pending' : 'failed', nextAttemptAt: next };
     }
-    if (delivery.status !== 'pending') return attemptRecord(delivery, token, number, outcome, delivery.status, null);
+    if (delivery.status !== 'pending') return { status: delivery.status, nextAttemptAt: null };
     const next = nextScheduledAttempt(this.schedule, delivery.scheduledAttempts, now, wait);
-    return attemptRecord(delivery, token, number, outcome, next ? 'pending' : 'failed', next);
+    return { status: next ? 'pending' : 'failed', nextAttemptAt: next };
   }
 
   /** Writes every finished attempt waiting so far in one transaction; more gather while it runs. */
@@ -491,17 +496,6 @@ export class DeliveryWorker {
     }
     return plain;
   }
-}
-
-function attemptRecord(
-  delivery: ClaimedDelivery,
-  token: string,
-  number: number,
-  outcome: AttemptOutcome,
-  status: DeliveryStatus,
-  nextAttemptAt: Date | null,
-): AttemptRecord {
-  return { deliveryId: delivery.id, number, token, trigger: delivery.trigger, scheduled: delivery.trigger === 'scheduled', outcome, status, nextAttemptAt };
 }
 
 function count(counts: Map<string, number>, key: string, change: number): void {

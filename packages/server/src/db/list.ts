@@ -1,6 +1,7 @@
 import type { PageWindow } from '../platform/pagination.js';
 import { columnName } from './columns.js';
 import type { Queryable } from './connect.js';
+import { isoTimestamp } from './timestamps.js';
 
 export interface PageSelect {
   /** A table name from code, never from input. */
@@ -37,4 +38,4 @@ export function selectPage<Row>(db: Queryable, select: PageSelect): Promise<Row[
   );
 }
 
-export const isoOrNull = (value: Date | null): string | null => (value ? value.toISOString() : null);
+export const isoOrNull = (value: Date | null): string | null => (value ? isoTimestamp(value) : null);

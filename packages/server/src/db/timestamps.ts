@@ -51,3 +51,49 @@ export function parseTimestamptz(text: string): Date | number | null {
   if (Number.isNaN(local) || year < 1000) return parseAnyTimestamptz(text);
   return new Date(local - (sign === plus ? 1 : -1) * offsetMinutes * 60_000);
 }
+
+const millisecondsPerDay = 86_400_000;
+/** 10000-01-01T00:00:00Z: from there on `toISOString` writes a signed six-digit year. */
+const yearTenThousand = 253_402_300_800_000;
+const twoDigits = (value: number) => (value < 10 ? `0${value}` : `${value}`);
+const threeDigits = (value: number) => (value < 10 ? `00${value}` : value < 100 ? `0${value}` : `${value}`);
+
+/**
+ * The text of `date.toISOString()`, written from the day number instead of through V8's general
+ * date printer: 90–115 ns against 560–940 (BENCHMARKS.md, 2026-11-29 morning). A page of 20 alerts
+ * writes 60 to 100 timestamps, every webhook payload and event one more. The calendar arithmetic is
+ * Howard Hinnant's `civil_from_days`; no date library formats faster than the built-in. Instants
+ * before 1970 or from the year 10000 on, and invalid dates (which throw), go to `toISOString`.
+ */
+export function isoTimestamp(date: Date): string {
+  const time = date.getTime();
+  if (!(time >= 0 && time < yearTenThousand)) return date.toISOString();
+  const days = Math.floor(time / millisecondsPerDay);
+  let rest = time - days * millisecondsPerDay;
+  const hours = (rest / 3_600_000) | 0;
+  rest -= hours * 3_600_000;
+  const minutes = (rest / 60_000) | 0;
+  rest -= minutes * 60_000;
+  const seconds = (rest / 1000) | 0;
+  return `${dayPrefix(days)}${twoDigits(hours)}:${twoDigits(minutes)}:${twoDigits(seconds)}.${threeDigits(rest - seconds * 1000)}Z`;
+}
+
+let lastDay = -1;
+let lastDayPrefix = '';
+
+/** `YYYY-MM-DDT` of a day since 1970-01-01; the last one is kept, as a page's timestamps mostly share their day. */
+function dayPrefix(days: number): string {
+  if (days === lastDay) return lastDayPrefix;
+  const shifted = days + 719_468;
+  const era = (shifted / 146_097) | 0;
+  const dayOfEra = shifted - era * 146_097;
+  const yearOfEra = ((dayOfEra - ((dayOfEra / 1460) | 0) + ((dayOfEra / 36_524) | 0) - ((dayOfEra / 146_096) | 0)) / 365) | 0;
+  const dayOfYear = dayOfEra - (365 * yearOfEra + ((yearOfEra / 4) | 0) - ((yearOfEra / 100) | 0));
+  const monthFromMarch = ((5 * dayOfYear + 2) / 153) | 0;
+  const day = dayOfYear - (((153 * monthFromMarch + 2) / 5) | 0) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  lastDay = days;
+  lastDayPrefix = `${year}-${twoDigits(month)}-${twoDigits(day)}T`;
+  return lastDayPrefix;
+}

@@ -2,6 +2,7 @@ import { EventEmitter, on } from 'node:events';
 import type { Db, Unlisten } from '../db/connect.js';
 import type { EventName } from './catalog.js';
 import type { RecordedEvent } from './outbox.js';
+import { isoTimestamp } from '../db/timestamps.js';
 
 /** Every API process LISTENs here; a NOTIFY sent inside a transaction is delivered when it commits. */
 export const committedEventsChannel = 'vigil_events_committed';
@@ -143,7 +144,7 @@ export class CommittedEvents {
     let delivered = 0;
     for (const row of rows) {
       if (this.recent.has(row.id)) continue;
-      await this.deliver({ id: row.id, orgId: row.org_id, event: row.type, timestamp: new Date(row.created_at).toISOString(), data: row.data });
+      await this.deliver({ id: row.id, orgId: row.org_id, event: row.type, timestamp: isoTimestamp(new Date(row.created_at)), data: row.data });
       delivered++;
     }
     this.options.onCaughtUp?.(delivered);

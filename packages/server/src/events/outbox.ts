@@ -5,6 +5,7 @@ import { newId } from '../platform/ids.js';
 import { queueDeliveries, subscribedWebhooksJoin } from '../webhooks/fan-out.js';
 import { announcementOf, committedEventsChannel } from './committed.js';
 import { allEvents, type EventData, type EventName } from './catalog.js';
+import { isoTimestamp } from '../db/timestamps.js';
 
 export interface RecordedEvent<E extends EventName = EventName> {
   id: string;
@@ -32,7 +33,7 @@ export async function recordEvent<E extends EventName>(
 ): Promise<RecordedEvent<E>> {
   const at = clock.now();
   const id = newId('event', at.getTime());
-  const recorded = { id, orgId, event, timestamp: at.toISOString(), data };
+  const recorded = { id, orgId, event, timestamp: isoTimestamp(at), data };
   const params = [id, orgId, event, data, at, actorId, committedEventsChannel, announcementOf(recorded), allEvents];
   const riding = rider !== undefined && rider.returned === undefined ? rider : undefined;
   // One statement: the event, its announcement (delivered on commit) and the webhooks that take it.

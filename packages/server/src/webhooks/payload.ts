@@ -1,4 +1,5 @@
 import { eventCatalog, isEventName } from '../events/catalog.js';
+import { isoTimestamp } from '../db/timestamps.js';
 
 export interface DeliveryPayload {
   event: string;
@@ -13,7 +14,7 @@ export interface DeliveryPayload {
  * makes `data` read like the REST resource, and the same event always gives the same bytes.
  */
 export function deliveryPayload(event: string, orgId: string, at: Date, data: Record<string, unknown>): DeliveryPayload {
-  return { event, orgId, timestamp: at.toISOString(), data: inCatalogOrder(event, data) };
+  return { event, orgId, timestamp: isoTimestamp(at), data: inCatalogOrder(event, data) };
 }
 
 function inCatalogOrder(event: string, data: Record<string, unknown>): Record<string, unknown> {

@@ -3,6 +3,7 @@ import { isoOrNull, selectPage } from '../../db/list.js';
 import { updateOwnedRow } from '../../db/update.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import { type Alert, type AlertFilters, type AlertStatus, type CreateAlert, type OpenCounts, type Severity, severities, type TimelineEntry } from './schema.js';
+import { isoTimestamp } from '../../db/timestamps.js';
 
 export interface AlertRow {
   id: string;
@@ -41,14 +42,14 @@ export const toAlert = (row: AlertRow): Alert => ({
   value: row.value,
   threshold: row.threshold,
   assigneeId: row.assignee_id,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
+  createdAt: isoTimestamp(row.created_at),
+  updatedAt: isoTimestamp(row.updated_at),
   acknowledgedAt: isoOrNull(row.acknowledged_at),
   resolvedAt: isoOrNull(row.resolved_at),
   dedupKey: row.dedup_key,
   occurrences: row.occurrences,
   // Null only on rows a process of the previous version inserted during a rolling upgrade (migration 0800).
-  lastSeenAt: (row.last_seen_at ?? row.created_at).toISOString(),
+  lastSeenAt: isoTimestamp(row.last_seen_at ?? row.created_at),
 });
 
 /**
@@ -183,7 +184,7 @@ export async function listAlertEvents(db: Queryable, orgId: string, alertId: str
      ORDER BY e.id`,
     [orgId, alertId],
   );
-  return rows.map((row) => ({ eventId: row.id, event: row.type, at: row.created_at.toISOString(), actor: actorOf(row), assigneeId: row.assignee_id }));
+  return rows.map((row) => ({ eventId: row.id, event: row.type, at: isoTimestamp(row.created_at), actor: actorOf(row), assigneeId: row.assignee_id }));
 }
 
 export async function countOpenAlerts(db: Queryable, orgId: string, projectId: string | undefined): Promise<OpenCounts> {

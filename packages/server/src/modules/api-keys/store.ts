@@ -3,6 +3,7 @@ import { isoOrNull, selectPage } from '../../db/list.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import type { Plan } from '../../platform/plans.js';
 import type { ApiKey } from './schema.js';
+import { isoTimestamp } from '../../db/timestamps.js';
 
 interface ApiKeyRow {
   id: string;
@@ -21,7 +22,7 @@ const toApiKey = (row: ApiKeyRow): ApiKey => ({
   name: row.name,
   prefix: row.display_prefix,
   createdBy: row.created_by,
-  createdAt: row.created_at.toISOString(),
+  createdAt: isoTimestamp(row.created_at),
   expiresAt: isoOrNull(row.expires_at),
   lastUsedAt: isoOrNull(row.last_used_at),
   revokedAt: isoOrNull(row.revoked_at),

@@ -3,6 +3,7 @@ import { isoOrNull, selectPage } from '../../db/list.js';
 import { updateOwnedRow } from '../../db/update.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import type { Connection, ConnectionStatus, DbType, SslMode } from './schema.js';
+import { isoTimestamp } from '../../db/timestamps.js';
 
 export interface ConnectionRow {
   id: string;
@@ -34,8 +35,8 @@ export const toConnection = (row: ConnectionRow): Connection => ({
   status: row.status,
   lastError: row.last_error,
   lastCheckedAt: isoOrNull(row.last_checked_at),
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
+  createdAt: isoTimestamp(row.created_at),
+  updatedAt: isoTimestamp(row.updated_at),
 });
 
 export interface ConnectionColumns {

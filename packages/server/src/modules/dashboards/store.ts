@@ -3,6 +3,7 @@ import { selectPage } from '../../db/list.js';
 import { updateOwnedRow } from '../../db/update.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import type { Dashboard, Widget } from './schema.js';
+import { isoTimestamp } from '../../db/timestamps.js';
 
 interface DashboardRow {
   id: string;
@@ -20,8 +21,8 @@ const toDashboard = (row: DashboardRow): Dashboard => ({
   name: row.name,
   description: row.description,
   widgets: row.widgets,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
+  createdAt: isoTimestamp(row.created_at),
+  updatedAt: isoTimestamp(row.updated_at),
 });
 
 export interface NewDashboard {

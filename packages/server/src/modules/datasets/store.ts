@@ -5,6 +5,7 @@ import { quoteIdentifier } from '../../data/identifiers.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import { projectSchemaName } from '../../platform/project-schema.js';
 import type { Dataset, DatasetSource, DatasetStatus } from './schema.js';
+import { isoTimestamp } from '../../db/timestamps.js';
 
 interface DatasetRow {
   id: string;
@@ -35,8 +36,8 @@ const toDataset = (row: DatasetRow): Dataset => ({
   columns: row.columns,
   sizeBytes: Number(row.size_bytes),
   error: row.error,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
+  createdAt: isoTimestamp(row.created_at),
+  updatedAt: isoTimestamp(row.updated_at),
 });
 
 export interface NewDataset {

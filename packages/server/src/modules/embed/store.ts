@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/connect.js';
 import { isoOrNull, selectPage } from '../../db/list.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import type { EmbedSettings, EmbedToken, Theme } from './schema.js';
+import { isoTimestamp } from '../../db/timestamps.js';
 
 interface EmbedTokenRow {
   id: string;
@@ -17,8 +18,8 @@ const toEmbedToken = (row: EmbedTokenRow): EmbedToken => ({
   id: row.id,
   dashboardId: row.dashboard_id,
   theme: row.theme,
-  createdAt: row.created_at.toISOString(),
-  expiresAt: row.expires_at.toISOString(),
+  createdAt: isoTimestamp(row.created_at),
+  expiresAt: isoTimestamp(row.expires_at),
   revokedAt: isoOrNull(row.revoked_at),
 });
 
@@ -67,7 +68,7 @@ export async function findEmbedSettings(db: Queryable, orgId: string): Promise<E
     'SELECT allowed_origins, updated_at FROM embed_settings WHERE org_id = $1',
     [orgId],
   );
-  return { allowedOrigins: row?.allowed_origins ?? [], updatedAt: row ? row.updated_at.toISOString() : null };
+  return { allowedOrigins: row?.allowed_origins ?? [], updatedAt: row ? isoTimestamp(row.updated_at) : null };
 }
 
 export async function saveEmbedSettings(db: Queryable, orgId: string, allowedOrigins: string[], at: Date): Promise<EmbedSettings> {
@@ -77,5 +78,5 @@ export async function saveEmbedSettings(db: Queryable, orgId: string, allowedOri
      RETURNING allowed_origins, updated_at`,
     [orgId, allowedOrigins, at],
   );
-  return { allowedOrigins: row.allowed_origins, updatedAt: row.updated_at.toISOString() };
+  return { allowedOrigins: row.allowed_origins, updatedAt: isoTimestamp(row.updated_at) };
 }

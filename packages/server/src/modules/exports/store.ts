@@ -3,6 +3,7 @@ import { isoOrNull, selectPage } from '../../db/list.js';
 import type { ExportFormat } from '../../data/export-writers.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import type { Export, ExportFilters, ExportResource, ExportStatus } from './schema.js';
+import { isoTimestamp } from '../../db/timestamps.js';
 
 export interface ExportRow {
   id: string;
@@ -39,8 +40,8 @@ export const toExport = (row: ExportRow): Export => ({
   fileName: row.file_name,
   sizeBytes: numberOrNull(row.size_bytes),
   rowCount: numberOrNull(row.row_count),
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
+  createdAt: isoTimestamp(row.created_at),
+  updatedAt: isoTimestamp(row.updated_at),
   completedAt: isoOrNull(row.completed_at),
   expiresAt: isoOrNull(row.expires_at),
 });

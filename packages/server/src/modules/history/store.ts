@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/connect.js';
 import { selectPage } from '../../db/list.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import type { HistoryFilters, QueryRecord, QueryRecordWithRows, QueryStatus } from './schema.js';
+import { isoTimestamp } from '../../db/timestamps.js';
 
 interface QueryRow {
   id: string;
@@ -33,7 +34,7 @@ const toRecord = (row: QueryRow): QueryRecord => ({
   durationMs: row.duration_ms,
   apiKeyId: row.api_key_id,
   userId: row.user_id,
-  createdAt: row.created_at.toISOString(),
+  createdAt: isoTimestamp(row.created_at),
 });
 
 const withRows = (row: QueryRow): QueryRecordWithRows => ({ ...toRecord(row), rows: row.rows });

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/connect.js';
 import type { Plan } from '../../platform/plans.js';
+import { isoTimestamp } from '../../db/timestamps.js';
 
 export interface Organization {
   id: string;
@@ -24,8 +25,8 @@ const toOrganization = (row: OrganizationRow): Organization => ({
   name: row.name,
   plan: row.plan,
   rateLimitPerMinute: row.rate_limit_per_minute,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
+  createdAt: isoTimestamp(row.created_at),
+  updatedAt: isoTimestamp(row.updated_at),
 });
 
 export async function insertOrganization(

@@ -3,6 +3,7 @@ import { selectPage } from '../../db/list.js';
 import { updateOwnedRow } from '../../db/update.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import type { CreateProject, Project, UpdateProject } from './schema.js';
+import { isoTimestamp } from '../../db/timestamps.js';
 
 interface ProjectRow {
   id: string;
@@ -18,8 +19,8 @@ const toProject = (row: ProjectRow): Project => ({
   name: row.name,
   area: row.area,
   description: row.description,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
+  createdAt: isoTimestamp(row.created_at),
+  updatedAt: isoTimestamp(row.updated_at),
 });
 
 export async function insertProject(db: Queryable, orgId: string, id: string, input: CreateProject, at: Date): Promise<Project> {

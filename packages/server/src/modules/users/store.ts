@@ -3,6 +3,7 @@ import { selectPage } from '../../db/list.js';
 import { updateOwnedRow } from '../../db/update.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import type { Role, User, UserFilters, UserStatus } from './schema.js';
+import { isoTimestamp } from '../../db/timestamps.js';
 
 interface UserRow {
   id: string;
@@ -21,8 +22,8 @@ const toUser = (row: UserRow): User => ({
   name: row.name,
   role: row.role,
   status: row.status,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
+  createdAt: isoTimestamp(row.created_at),
+  updatedAt: isoTimestamp(row.updated_at),
 });
 
 export interface NewUser {

@@ -3,6 +3,7 @@ import { selectPage } from '../../db/list.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import { deliveryPayload } from '../../webhooks/payload.js';
 import type { Attempt, AttemptError, AttemptTrigger, Delivery, DeliveryStatus } from './schema.js';
+import { isoTimestamp } from '../../db/timestamps.js';
 
 interface DeliveryRow {
   id: string;
@@ -38,7 +39,7 @@ interface AttemptRow {
 const toAttempt = (row: AttemptRow): Attempt => ({
   number: row.number,
   trigger: row.trigger,
-  startedAt: row.started_at.toISOString(),
+  startedAt: isoTimestamp(row.started_at),
   durationMs: row.duration_ms,
   httpStatus: row.http_status,
   error: row.error,
@@ -51,7 +52,7 @@ const toAttempt = (row: AttemptRow): Attempt => ({
 function nextAttemptAt(row: DeliveryRow, now: Date): string | null {
   if (!row.next_attempt_at) return null;
   if (row.leased_until !== null && row.leased_until > now) return null;
-  return row.next_attempt_at.toISOString();
+  return isoTimestamp(row.next_attempt_at);
 }
 
 /**
@@ -82,7 +83,7 @@ async function withDetails(db: Queryable, rows: DeliveryRow[], now: Date): Promi
       status: row.status,
       attempts: attemptsOf.get(row.id) ?? [],
       nextAttemptAt: nextAttemptAt(row, now),
-      createdAt: row.created_at.toISOString(),
+      createdAt: isoTimestamp(row.created_at),
       payload: deliveryPayload(row.event, row.org_id, event?.created_at ?? row.created_at, event?.data ?? {}),
     };
   });

@@ -3,6 +3,7 @@ import { selectPage } from '../../db/list.js';
 import { updateOwnedRow } from '../../db/update.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import type { Webhook } from './schema.js';
+import { isoTimestamp } from '../../db/timestamps.js';
 
 export interface WebhookRow {
   id: string;
@@ -26,8 +27,8 @@ export const toWebhook = (row: WebhookRow): Webhook => ({
   url: row.url,
   events: row.events,
   isActive: row.is_active,
-  createdAt: row.created_at.toISOString(),
-  updatedAt: row.updated_at.toISOString(),
+  createdAt: isoTimestamp(row.created_at),
+  updatedAt: isoTimestamp(row.updated_at),
   disabledReason: row.disabled_reason,
 });
 

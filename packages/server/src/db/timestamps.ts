@@ -60,10 +60,11 @@ const threeDigits = (value: number) => (value < 10 ? `00${value}` : value < 100 
 
 /**
  * The text of `date.toISOString()`, written from the day number instead of through V8's general
- * date printer: 125–155 ns against 560–940 (BENCHMARKS.md, 2026-11-29 morning). A page of 20 alerts
- * writes 60 to 100 timestamps, every webhook payload and event one more. The calendar arithmetic is
- * Howard Hinnant's `civil_from_days`, hand-written because twenty lines of arithmetic are not worth a dependency. Instants
- * before 1970 or from the year 10000 on, and invalid dates (which throw), go to `toISOString`.
+ * date printer: 125–155 ns against 560–940 (BENCHMARKS.md, 2026-11-29 morning). A page of 20
+ * alerts writes 60 to 100 timestamps, every webhook payload and event one more. The calendar
+ * arithmetic is Howard Hinnant's `civil_from_days`, hand-written: twenty lines are not worth a
+ * dependency. Instants before 1970 or from the year 10000 on, and invalid dates (which throw), go
+ * to `toISOString`.
  */
 export function isoTimestamp(date: Date): string {
   const time = date.getTime();

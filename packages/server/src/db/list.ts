@@ -1,7 +1,6 @@
 import type { PageWindow } from '../platform/pagination.js';
 import { columnName } from './columns.js';
 import type { Queryable } from './connect.js';
-import { isoTimestamp } from './timestamps.js';
 
 export interface PageSelect {
   /** A table name from code, never from input. */
@@ -37,5 +36,3 @@ export function selectPage<Row>(db: Queryable, select: PageSelect): Promise<Row[
     params,
   );
 }
-
-export const isoOrNull = (value: Date | null): string | null => (value ? isoTimestamp(value) : null);

@@ -79,6 +79,8 @@ export function isoTimestamp(date: Date): string {
   return `${dayPrefix(days)}${twoDigits(hours)}:${twoDigits(minutes)}:${twoDigits(seconds)}.${threeDigits(rest - seconds * 1000)}Z`;
 }
 
+export const isoOrNull = (value: Date | null): string | null => (value ? isoTimestamp(value) : null);
+
 let lastDay = -1;
 let lastDayPrefix = '';
 

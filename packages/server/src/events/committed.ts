@@ -144,7 +144,7 @@ export class CommittedEvents {
     let delivered = 0;
     for (const row of rows) {
       if (this.recent.has(row.id)) continue;
-      await this.deliver({ id: row.id, orgId: row.org_id, event: row.type, timestamp: isoTimestamp(new Date(row.created_at)), data: row.data });
+      await this.deliver({ id: row.id, orgId: row.org_id, event: row.type, timestamp: isoTimestamp(row.created_at), data: row.data });
       delivered++;
     }
     this.options.onCaughtUp?.(delivered);

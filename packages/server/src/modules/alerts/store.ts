@@ -1,9 +1,9 @@
 import type { Queryable } from '../../db/connect.js';
-import { isoOrNull, selectPage } from '../../db/list.js';
+import { selectPage } from '../../db/list.js';
 import { updateOwnedRow } from '../../db/update.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import { type Alert, type AlertFilters, type AlertStatus, type CreateAlert, type OpenCounts, type Severity, severities, type TimelineEntry } from './schema.js';
-import { isoTimestamp } from '../../db/timestamps.js';
+import { isoOrNull, isoTimestamp } from '../../db/timestamps.js';
 
 export interface AlertRow {
   id: string;

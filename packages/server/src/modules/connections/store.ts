@@ -1,9 +1,9 @@
 import type { Queryable } from '../../db/connect.js';
-import { isoOrNull, selectPage } from '../../db/list.js';
+import { selectPage } from '../../db/list.js';
 import { updateOwnedRow } from '../../db/update.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import type { Connection, ConnectionStatus, DbType, SslMode } from './schema.js';
-import { isoTimestamp } from '../../db/timestamps.js';
+import { isoOrNull, isoTimestamp } from '../../db/timestamps.js';
 
 export interface ConnectionRow {
   id: string;

@@ -1,8 +1,8 @@
 import type { Queryable } from '../../db/connect.js';
-import { isoOrNull, selectPage } from '../../db/list.js';
+import { selectPage } from '../../db/list.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import type { EmbedSettings, EmbedToken, Theme } from './schema.js';
-import { isoTimestamp } from '../../db/timestamps.js';
+import { isoOrNull, isoTimestamp } from '../../db/timestamps.js';
 
 interface EmbedTokenRow {
   id: string;

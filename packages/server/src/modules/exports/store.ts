@@ -1,9 +1,9 @@
 import type { Queryable } from '../../db/connect.js';
-import { isoOrNull, selectPage } from '../../db/list.js';
+import { selectPage } from '../../db/list.js';
 import type { ExportFormat } from '../../data/export-writers.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import type { Export, ExportFilters, ExportResource, ExportStatus } from './schema.js';
-import { isoTimestamp } from '../../db/timestamps.js';
+import { isoOrNull, isoTimestamp } from '../../db/timestamps.js';
 
 export interface ExportRow {
   id: string;

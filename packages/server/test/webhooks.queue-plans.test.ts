@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Queryable } from '../src/db/connect.js';
+import { OrganizationService } from '../src/modules/organizations/service.js';
+import { WebhookService } from '../src/modules/webhooks/service.js';
+import { systemClock } from '../src/platform/clock.js';
+import { type AttemptRecord, claimDueDeliveries, recordAttempts } from '../src/webhooks/queue.js';
+import { testConfig } from './support/app.js';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './support/databases.js';
+
+/** A queue as a burst leaves it: many rows, and no statistics yet (autovacuum has not analyzed them). */
+const queued = 20_000;
+const pastAttempts = 20_000;
+
+/** The plans of the statements `work` runs, each explained instead of run. */
+async function plansOf(db: Queryable, work: (explaining: Queryable) => Promise<unknown>): Promise<string[]> {
+  const plans: string[] = [];
+  const explaining: Queryable = {
+    query: async <Row>(sql: string, params?: readonly unknown[]) => {
+      const lines = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params);
+      plans.push(lines.map((line) => line['QUERY PLAN']).join('\n'));
+      return [] as Row[];
+    },
+    exec: () => Promise.reject(new Error('not explained')),
+  };
+  await work(explaining);
+  return plans;
+}
+
+/**
+ * The queue's statements read the rows they change through their indexes, whatever the table's
+ * size and statistics: a plan that reads the whole queue or every attempt ever made costs each
+ * claim and each batch of outcomes time in proportion to the backlog (2026-11-29: the outcomes'
+ * statement scanned 20,000 deliveries and every attempt once per batch of 35 right after a burst).
+ */
+describe.each(databaseKinds())('webhook queue plans on %s', (kind) => {
+  let database: TestDatabase;
+  let webhookId: string;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    const ctx = { db: database.db, clock: systemClock, config: testConfig({ webhookAllowPrivate: true }) };
+    const { org } = await new OrganizationService(ctx).create({ name: 'Plans', plan: 'enterprise' });
+    const hook = await new WebhookService(ctx).create(org.id, { name: 'plans', url: 'https://127.0.0.1:9/hook', events: ['project.updated'] });
+    webhookId = hook.id;
+    await database.db.query(
+      `INSERT INTO events (id, org_id, type, data, created_at)
+       SELECT 'evt_plan' || n, $1, 'project.updated', '{}'::jsonb, now() - interval '1 hour' FROM generate_series(1, $2::int) AS n`,
+      [org.id, queued + pastAttempts],
+    );
+    await database.db.query(
+      `INSERT INTO webhook_deliveries (id, org_id, webhook_id, event_id, event, status, next_attempt_at, created_at, updated_at)
+       SELECT 'whd_plan' || n, $1, $2, 'evt_plan' || n, 'project.updated',
+         CASE WHEN n <= $3 THEN 'pending' ELSE 'delivered' END, CASE WHEN n <= $3 THEN now() - interval '1 minute' END, now(), now()
+       FROM generate_series(1, $4::int) AS n`,
+      [org.id, webhookId, queued, queued + pastAttempts],
+    );
+    await database.db.query(
+      `INSERT INTO webhook_attempts (delivery_id, number, trigger, started_at, duration_ms, http_status)
+       SELECT 'whd_plan' || n, 1, 'scheduled', now(), 5, 200 FROM generate_series($1::int + 1, $1::int + $2::int) AS n`,
+      [queued, pastAttempts],
+    );
+  }, 120_000);
+  afterAll(() => database?.drop());
+
+  const claim = (db: Queryable, now: Date) =>
+    claimDueDeliveries(db, {
+      now,
+      leaseUntil: new Date(now.getTime() + 60_000),
+      token: `plans.${now.getTime()}`,
+      limit: 100,
+      perWebhook: 96,
+      inFlightByWebhook: new Map([[webhookId, 61]]),
+      startAtOnce: { limit: 96, handlingByWebhook: new Map([[webhookId, 61]]), firstAttemptDelayMs: 0 },
+    });
+
+  it('claims through the index of due rows', async () => {
+    const [plan] = await plansOf(database.db, (explaining) => claim(explaining, new Date()));
+    expect(plan).toMatch(/Index Scan using webhook_deliveries_due/);
+    expect(plan).not.toMatch(/Seq Scan on webhook_deliveries/);
+  });
+
+  // Not asserted for webhook_attempts: without statistics PostgreSQL takes `delivery_id = ANY (…)`
+  // for 0.5 % of the table per id, and a young table is read whole either way; with statistics
+  // (a table past autovacuum's first analyze) it takes the primary key.
+  it('records a batch of outcomes reading only the deliveries it records', async () => {
+    const now = new Date();
+    const claimed = await claim(database.db, now);
+    expect(claimed).toHaveLength(35);
+    const records: AttemptRecord[] = claimed.map((delivery) => ({
+      deliveryId: delivery.id,
+      number: delivery.startedAttempt!,
+      token: `plans.${now.getTime()}`,
+      trigger: delivery.trigger,
+      scheduled: true,
+      status: 'delivered',
+      nextAttemptAt: null,
+      outcome: {
+        startedAt: now,
+        durationMs: 3,
+        httpStatus: 200,
+        error: null,
+        errorDetail: null,
+        responseBody: 'ok',
+        retryAfter: undefined,
+        requestHeaders: { 'content-type': 'application/json' },
+      },
+    }));
+    const [plan] = await plansOf(database.db, (explaining) => recordAttempts(explaining, records, new Date(), [webhookId]));
+    expect(plan).toMatch(/Index Scan on webhook_deliveries_pkey/);
+    expect(plan).not.toMatch(/Seq Scan on webhook_deliveries/);
+  });
+});

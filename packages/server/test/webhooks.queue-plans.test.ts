@@ -79,6 +79,23 @@ describe.each(databaseKinds())('webhook queue plans on %s', (kind) => {
     expect(plan).not.toMatch(/Seq Scan on webhook_deliveries/);
   });
 
+  it('refills a webhook from its own rows, passing over no other row', async () => {
+    const now = new Date();
+    const [plan] = await plansOf(database.db, (explaining) =>
+      claimDueDeliveries(explaining, {
+        now,
+        leaseUntil: new Date(now.getTime() + 60_000),
+        token: 'plans.refill',
+        limit: 100,
+        perWebhook: 96,
+        inFlightByWebhook: new Map([[webhookId, 61]]),
+        refill: new Map([[webhookId, 35]]),
+      }),
+    );
+    expect(plan).toMatch(/Index Scan using webhook_deliveries_due_by_webhook/);
+    expect(plan).not.toMatch(/webhook_deliveries_due on|Seq Scan on webhook_deliveries/);
+  });
+
   // Not asserted for webhook_attempts: without statistics PostgreSQL takes `delivery_id = ANY (…)`
   // for 0.5 % of the table per id, and a young table is read whole either way; with statistics
   // (a table past autovacuum's first analyze) it takes the primary key.

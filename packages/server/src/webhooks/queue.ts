@@ -19,6 +19,12 @@ export interface ClaimRequest {
    * after it was queued and not due yet (those are given back without an attempt).
    */
   startAtOnce?: { limit: number; handlingByWebhook: ReadonlyMap<string, number>; firstAttemptDelayMs: number };
+  /**
+   * Only these webhooks' rows, at most this many of each (a refill of webhooks the worker already
+   * sends for), each read from its own end of the queue: a claim that takes the oldest due rows of
+   * every webhook passes over those of the webhooks at their limit, however many are due.
+   */
+  refill?: ReadonlyMap<string, number>;
 }
 
 export interface ClaimedDelivery {
@@ -73,20 +79,37 @@ interface ClaimedRow {
  * covers them), which keeps the update in place. The attempts of the deliveries that go out at
  * once are recorded as started in the same statement (startAttempts' work, a round trip saved).
  */
+/** The oldest due rows of every webhook not at its limit ($2), up to $3 of them. */
+const openWindow = `
+       SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
+       WHERE next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1) AND webhook_id <> ALL ($2::text[])
+       ORDER BY next_attempt_at LIMIT $3`;
+
+/**
+ * The oldest due rows of each webhook in $14, at most its room ($15), through the index on
+ * (webhook_id, next_attempt_at): the rows read are the webhook's leased ones and those taken.
+ */
+const refillWindow = `
+       SELECT d.id, d.webhook_id, d.next_attempt_at FROM unnest($14::text[], $15::int[]) AS r (webhook_id, room)
+       CROSS JOIN LATERAL (
+         SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
+         WHERE webhook_id = r.webhook_id AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+         ORDER BY next_attempt_at LIMIT least(r.room, $3)
+       ) d
+       WHERE d.webhook_id <> ALL ($2::text[])`;
+
 export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): Promise<ClaimedDelivery[]> {
   const busy = [...request.inFlightByWebhook];
   const full = busy.filter(([, count]) => count >= request.perWebhook).map(([webhookId]) => webhookId);
   const startAtOnce = request.startAtOnce;
   const handling = [...(startAtOnce?.handlingByWebhook ?? [])];
+  const refill = [...(request.refill ?? [])];
   const rows = await db.query<ClaimedRow>(
     `WITH busy AS (
        SELECT * FROM unnest($8::text[], $9::int[]) AS b (webhook_id, in_flight)
      ), handling AS (
        SELECT * FROM unnest($10::text[], $11::int[]) AS h (webhook_id, count)
-     ), window_rows AS (
-       SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
-       WHERE next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1) AND webhook_id <> ALL ($2::text[])
-       ORDER BY next_attempt_at LIMIT $3
+     ), window_rows AS (${request.refill ? refillWindow : openWindow}
      ), candidates AS (
        SELECT w.id, $4 - coalesce(b.in_flight, 0) AS room, $12 - coalesce(h.count, 0) AS start_room,
          row_number() OVER (PARTITION BY w.webhook_id ORDER BY w.next_attempt_at, w.id) AS rank
@@ -128,6 +151,7 @@ export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): 
       handling.map(([, count]) => count),
       startAtOnce?.limit ?? 0,
       startAtOnce?.firstAttemptDelayMs ?? 0,
+      ...(request.refill ? [refill.map(([webhookId]) => webhookId), refill.map(([, room]) => room)] : []),
     ],
   );
   return rows.map((row) => ({

@@ -117,6 +117,18 @@ export class DeliveryWorker {
   private inFlight = 0;
   private pumping = false;
   private pumpAgain = false;
+  /**
+   * Claims are of two kinds. A search takes the oldest due rows of every webhook not at its limit,
+   * passing over those of the webhooks that are (their whole backlog, when one has a large one); it
+   * runs when something may have come due unseen (`wake`: a notification, the poll, deliveries given
+   * back), until it finds nothing more. Between announcements only the webhooks a search found at
+   * their limit can have more due rows, and they are refilled from their own rows (`refill`) once a
+   * round of their limit is free: one tenant's backlog costs a claim no more than its own rows, and
+   * its claims are a round of rows each, not one per ended attempt (BENCHMARKS.md, 2026-11-29).
+   */
+  private announcements = 0;
+  private searchedUpTo = -1;
+  private backlogged = new Set<string>();
   private flushing = false;
   private stopping = false;
   private timers: NodeJS.Timeout[] = [];
@@ -163,8 +175,13 @@ export class DeliveryWorker {
     return worker;
   }
 
-  /** Look for due deliveries now. */
+  /** Look for due deliveries now: something may have come due that no claim has looked for. */
   wake(): void {
+    this.announcements += 1;
+    this.pumpSoon();
+  }
+
+  private pumpSoon(): void {
     if (this.stopping) return;
     if (this.pumping) {
       this.pumpAgain = true;
@@ -233,8 +250,19 @@ export class DeliveryWorker {
       do {
         this.pumpAgain = false;
         while (!this.stopping && this.inFlight < this.maxInFlight) {
-          const claimed = await this.claim(Math.min(this.batchSize, this.maxInFlight - this.inFlight));
-          if (claimed.length === 0) break;
+          const limit = Math.min(this.batchSize, this.maxInFlight - this.inFlight);
+          if (this.searchedUpTo === this.announcements) {
+            if (!(await this.refill(limit))) break;
+            continue;
+          }
+          const announcements = this.announcements;
+          const passedOver = [...this.held].filter(([, held]) => held >= this.perWebhook * aheadFactor).map(([webhookId]) => webhookId);
+          const claimed = await this.claim(limit);
+          if (claimed.length === 0) {
+            this.searchedUpTo = announcements;
+            this.backlogged = new Set(passedOver);
+            break;
+          }
         }
       } while (this.pumpAgain && !this.stopping);
     } catch (error) {
@@ -245,7 +273,27 @@ export class DeliveryWorker {
     }
   }
 
-  private async claim(limit: number): Promise<ClaimedDelivery[]> {
+  /**
+   * Tops up the webhooks that were at their limit when the last search passed over their rows, those
+   * with at least a round of their limit free (the round still held covers the claim's round trip),
+   * from each one's own oldest due rows; answers whether another round may find more. A webhook that
+   * had fewer due rows than its room is not asked again until something is announced.
+   */
+  private async refill(limit: number): Promise<boolean> {
+    const rooms = new Map<string, number>();
+    for (const webhookId of this.backlogged) {
+      const room = this.perWebhook * aheadFactor - (this.held.get(webhookId) ?? 0);
+      if (room >= this.perWebhook) rooms.set(webhookId, room);
+    }
+    if (rooms.size === 0) return false;
+    const claimed = await this.claim(limit, rooms);
+    const taken = new Map<string, number>();
+    for (const delivery of claimed) count(taken, delivery.webhookId, 1);
+    for (const [webhookId, room] of rooms) if ((taken.get(webhookId) ?? 0) < room) this.backlogged.delete(webhookId);
+    return claimed.length === limit;
+  }
+
+  private async claim(limit: number, refill?: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {
     const now = this.clock.now();
     const token = `${this.workerId}.${++this.claims}`;
     const claimed = await claimDueDeliveries(this.db, {
@@ -256,6 +304,7 @@ export class DeliveryWorker {
       perWebhook: this.perWebhook * aheadFactor,
       inFlightByWebhook: this.held,
       startAtOnce: { limit: this.perWebhook * aheadFactor, handlingByWebhook: this.running, firstAttemptDelayMs: this.schedule[0] ?? 0 },
+      refill,
     }).catch((error: unknown) => {
       // The claim may have been carried out with its answer lost: whatever it took is given back.
       if (answerMayBeLost(error)) this.unsent.claimFailed(token, now);
@@ -471,13 +520,13 @@ export class DeliveryWorker {
     count(this.running, webhookId, -1);
     count(this.held, webhookId, -1);
     this.startWaiting(webhookId);
-    this.wake();
+    this.pumpSoon();
   }
 
   private release(count: number): void {
     this.inFlight -= count;
     this.settleIdle();
-    this.wake();
+    this.pumpSoon();
   }
 
   private settleIdle(): void {

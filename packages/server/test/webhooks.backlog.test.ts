@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../src/platform/clock.js';
+import { DeliveryWorker } from '../src/webhooks/worker.js';
+import { startTestApp, type TestApp, testSecretKey } from './support/app.js';
+import { databaseKinds } from './support/databases.js';
+import { type CountedDb, countStatements } from './support/statement-count.js';
+import { Receiver } from './support/webhooks/receiver.js';
+import { testTls } from './support/webhooks/tls.js';
+import { waitFor } from './support/webhooks/wait.js';
+
+const backlog = 300;
+const perWebhookInFlight = 2;
+
+/**
+ * One webhook with a backlog far beyond what a worker holds for it: the worker refills it from its
+ * own rows as its attempts end, and searches the whole queue (passing over that backlog) only when
+ * something is announced; a delivery for another webhook announced meanwhile goes out at once.
+ */
+describe.each(databaseKinds())('a webhook with a backlog on %s', (kind) => {
+  let t: TestApp;
+  let receiver: Receiver;
+  let counted: CountedDb;
+
+  beforeAll(async () => {
+    receiver = await Receiver.start();
+    receiver.respond = () => ({ status: 200, body: 'ok', delayMs: 5 });
+    t = await startTestApp(kind, { config: { webhookAllowPrivate: true } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+  });
+
+  const createWebhook = async (apiKey: string, path: string, events: string[]) =>
+    (await t.request<{ data: { id: string } }>('POST', 'webhooks', { apiKey, body: { name: path, url: receiver.url(path), events } })).body.data;
+  const claims = (refills: boolean) =>
+    counted.statements.filter((sql) => sql.includes('FOR UPDATE OF d SKIP LOCKED') && sql.includes('CROSS JOIN LATERAL') === refills).length;
+
+  it('refills it from its own rows, searching only when something is announced', async () => {
+    const org = await t.createOrg('business', { rateLimitPerMinute: 100_000 });
+    const busy = await createWebhook(org.apiKey, '/busy', ['project.updated']);
+    // Queued directly, without the notification fan-out sends: what is due is found by the worker's own first search.
+    await t.database.db.query(
+      `INSERT INTO events (id, org_id, type, data, created_at)
+       SELECT 'evt_backlog' || n, $1, 'project.updated', '{}'::jsonb, now() FROM generate_series(1, $2::int) AS n`,
+      [org.orgId, backlog],
+    );
+    await t.database.db.query(
+      `INSERT INTO webhook_deliveries (id, org_id, webhook_id, event_id, event, status, next_attempt_at, created_at, updated_at)
+       SELECT 'dlv_backlog' || n, $1, $2, 'evt_backlog' || n, 'project.updated', 'pending', now() - interval '1 minute', now(), now()
+       FROM generate_series(1, $3::int) AS n`,
+      [org.orgId, busy.id, backlog],
+    );
+    await createWebhook(org.apiKey, '/other', ['project.created']);
+    counted = countStatements(t.database.db);
+    const worker = await DeliveryWorker.start({
+      db: counted.db,
+      clock: systemClock,
+      config: { secretKey: testSecretKey, webhookTimeoutMs: 5000, webhookRetryScheduleMs: [0, 60_000], webhookAllowPrivate: true },
+      ca: [testTls().ca],
+      perWebhookInFlight,
+      pollIntervalMs: 600_000,
+    });
+    try {
+      await waitFor(() => receiver.received('/busy'), (received) => received.length >= 10, 'the backlog to be under way');
+      const created = await t.request('POST', 'projects', { apiKey: org.apiKey, body: { name: 'Announced' } });
+      expect(created.status).toBe(201);
+      await waitFor(() => receiver.received('/other'), (received) => received.length === 1, 'the other webhook’s delivery');
+      // It went out while the backlog was still being sent, not after it.
+      expect(receiver.received('/busy').length).toBeLessThan(backlog);
+
+      await waitFor(() => receiver.received('/busy'), (received) => received.length === backlog, 'the whole backlog');
+      await worker.idle();
+      const ids = receiver.received('/busy').map((request) => request.headers['webhook-id']);
+      expect(new Set(ids).size).toBe(backlog);
+      const [{ delivered }] = await t.database.db.query<{ delivered: number }>(
+        `SELECT count(*)::int AS delivered FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`,
+        [busy.id],
+      );
+      expect(delivered).toBe(backlog);
+      // Searches: the first ones (until one finds nothing), those the new project's notification asks
+      // for, and those of other suites' notifications on a shared PostgreSQL (the channel is the
+      // database's). Every other claim refilled the busy webhook; before, each attempt's end searched.
+      expect(claims(false)).toBeLessThan(backlog / 5);
+      expect(claims(true)).toBeGreaterThanOrEqual(backlog / (perWebhookInFlight * 3));
+    } finally {
+      await worker.stop();
+    }
+  });
+});

@@ -36,31 +36,43 @@ describe.each(databaseKinds())('a webhook with a backlog on %s', (kind) => {
   const claims = (refills: boolean) =>
     counted.statements.filter((sql) => sql.includes('FOR UPDATE OF d SKIP LOCKED') && sql.includes('CROSS JOIN LATERAL') === refills).length;
 
-  it('refills it from its own rows, searching only when something is announced', async () => {
-    const org = await t.createOrg('business', { rateLimitPerMinute: 100_000 });
-    const busy = await createWebhook(org.apiKey, '/busy', ['project.updated']);
-    // Queued directly, without the notification fan-out sends: what is due is found by the worker's own first search.
+  /**
+   * `count` deliveries due for the webhook, queued directly, without the notification fan-out sends:
+   * what is due is found by the worker's own first search.
+   */
+  const queueBacklog = async (orgId: string, webhookId: string, prefix: string, count: number) => {
     await t.database.db.query(
       `INSERT INTO events (id, org_id, type, data, created_at)
-       SELECT 'evt_backlog' || n, $1, 'project.updated', '{}'::jsonb, now() FROM generate_series(1, $2::int) AS n`,
-      [org.orgId, backlog],
+       SELECT 'evt_' || $3 || n, $1, 'project.updated', '{}'::jsonb, now() FROM generate_series(1, $2::int) AS n`,
+      [orgId, count, prefix],
     );
     await t.database.db.query(
       `INSERT INTO webhook_deliveries (id, org_id, webhook_id, event_id, event, status, next_attempt_at, created_at, updated_at)
-       SELECT 'dlv_backlog' || n, $1, $2, 'evt_backlog' || n, 'project.updated', 'pending', now() - interval '1 minute', now(), now()
+       SELECT 'dlv_' || $4 || n, $1, $2, 'evt_' || $4 || n, 'project.updated', 'pending', now() - interval '1 minute', now(), now()
        FROM generate_series(1, $3::int) AS n`,
-      [org.orgId, busy.id, backlog],
+      [orgId, webhookId, count, prefix],
     );
-    await createWebhook(org.apiKey, '/other', ['project.created']);
+  };
+  /** A worker that polls too seldom to matter here: what it finds, it finds by its searches and refills. */
+  const startWorker = (options: { maxInFlight?: number } = {}) => {
     counted = countStatements(t.database.db);
-    const worker = await DeliveryWorker.start({
+    return DeliveryWorker.start({
       db: counted.db,
       clock: systemClock,
       config: { secretKey: testSecretKey, webhookTimeoutMs: 5000, webhookRetryScheduleMs: [0, 60_000], webhookAllowPrivate: true },
       ca: [testTls().ca],
       perWebhookInFlight,
       pollIntervalMs: 600_000,
+      ...options,
     });
+  };
+
+  it('refills it from its own rows, searching only when something is announced', async () => {
+    const org = await t.createOrg('business', { rateLimitPerMinute: 100_000 });
+    const busy = await createWebhook(org.apiKey, '/busy', ['project.updated']);
+    await queueBacklog(org.orgId, busy.id, 'busy', backlog);
+    await createWebhook(org.apiKey, '/other', ['project.created']);
+    const worker = await startWorker();
     try {
       await waitFor(() => receiver.received('/busy'), (received) => received.length >= 10, 'the backlog to be under way');
       const created = await t.request('POST', 'projects', { apiKey: org.apiKey, body: { name: 'Announced' } });
@@ -83,6 +95,22 @@ describe.each(databaseKinds())('a webhook with a backlog on %s', (kind) => {
       // database's). Every other claim refilled the busy webhook; before, each attempt's end searched.
       expect(claims(false)).toBeLessThan(backlog / 5);
       expect(claims(true)).toBeGreaterThanOrEqual(backlog / (perWebhookInFlight * 3));
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('keeps refilling backlogs when its own limit cuts a refill short', async () => {
+    const org = await t.createOrg('business', { rateLimitPerMinute: 100_000 });
+    const first = await createWebhook(org.apiKey, '/first', ['project.updated']);
+    const second = await createWebhook(org.apiKey, '/second', ['project.updated']);
+    await queueBacklog(org.orgId, first.id, 'first', 60);
+    await queueBacklog(org.orgId, second.id, 'second', 60);
+    // Room for both webhooks' limits (3 × 2 each) and one more: a refill for both often takes only
+    // what the worker has room for, outcomes still being written.
+    const worker = await startWorker({ maxInFlight: 13 });
+    try {
+      await waitFor(() => receiver.received('/first').length + receiver.received('/second').length, (sent) => sent === 120, 'both backlogs');
     } finally {
       await worker.stop();
     }

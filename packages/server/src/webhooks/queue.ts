@@ -70,15 +70,6 @@ interface ClaimedRow {
   attempt_count: number;
 }
 
-/**
- * Claims due deliveries in one statement: a bounded window of the oldest due rows that hold no
- * live lease, at most `perWebhook` of each webhook counting those this worker already holds,
- * locked with SKIP LOCKED so concurrent workers take disjoint rows, and leased until `leaseUntil`.
- * The due condition is checked again on the locked row, so a row another worker has just claimed
- * and committed is passed over. Only the lease columns and the attempt counter change (no index
- * covers them), which keeps the update in place. The attempts of the deliveries that go out at
- * once are recorded as started in the same statement (startAttempts' work, a round trip saved).
- */
 /** The oldest due rows of every webhook not at its limit ($2), up to $3 of them. */
 const openWindow = `
        SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
@@ -98,6 +89,16 @@ const refillWindow = `
        ) d
        WHERE d.webhook_id <> ALL ($2::text[])`;
 
+/**
+ * Claims due deliveries in one statement: a bounded window of the oldest due rows that hold no
+ * live lease (of every webhook, or of the `refill` ones from each one's own rows), at most
+ * `perWebhook` of each webhook counting those this worker already holds,
+ * locked with SKIP LOCKED so concurrent workers take disjoint rows, and leased until `leaseUntil`.
+ * The due condition is checked again on the locked row, so a row another worker has just claimed
+ * and committed is passed over. Only the lease columns and the attempt counter change (no index
+ * covers them), which keeps the update in place. The attempts of the deliveries that go out at
+ * once are recorded as started in the same statement (startAttempts' work, a round trip saved).
+ */
 export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): Promise<ClaimedDelivery[]> {
   const busy = [...request.inFlightByWebhook];
   const full = busy.filter(([, count]) => count >= request.perWebhook).map(([webhookId]) => webhookId);

@@ -275,9 +275,10 @@ export class DeliveryWorker {
 
   /**
    * Tops up the webhooks that were at their limit when the last search passed over their rows, those
-   * with at least a round of their limit free (the round still held covers the claim's round trip),
-   * from each one's own oldest due rows; answers whether another round may find more. A webhook that
-   * had fewer due rows than its room is not asked again until something is announced.
+   * with at least a round of their limit free (the round still waiting for a request slot covers the
+   * claim's round trip), from each one's own oldest due rows; answers whether another round may find
+   * more. A webhook that had fewer due rows than its room is not asked again until something is
+   * announced.
    */
   private async refill(limit: number): Promise<boolean> {
     const rooms = new Map<string, number>();
@@ -287,10 +288,12 @@ export class DeliveryWorker {
     }
     if (rooms.size === 0) return false;
     const claimed = await this.claim(limit, rooms);
+    // A claim cut short by the worker's own limit says nothing of what is left.
+    if (claimed.length === limit) return true;
     const taken = new Map<string, number>();
     for (const delivery of claimed) count(taken, delivery.webhookId, 1);
     for (const [webhookId, room] of rooms) if ((taken.get(webhookId) ?? 0) < room) this.backlogged.delete(webhookId);
-    return claimed.length === limit;
+    return false;
   }
 
   private async claim(limit: number, refill?: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {

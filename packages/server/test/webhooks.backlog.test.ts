@@ -13,8 +13,8 @@ const perWebhookInFlight = 2;
 
 /**
  * One webhook with a backlog far beyond what a worker holds for it: the worker refills it from its
- * own rows as its attempts end, and searches the whole queue (passing over that backlog) only when
- * something is announced; a delivery for another webhook announced meanwhile goes out at once.
+ * own rows as rounds of its attempts end, and searches the whole queue (passing over that backlog)
+ * only when something is announced; a delivery for another webhook announced meanwhile goes out at once.
  */
 describe.each(databaseKinds())('a webhook with a backlog on %s', (kind) => {
   let t: TestApp;

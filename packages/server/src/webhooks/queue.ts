@@ -104,7 +104,6 @@ export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): 
   const full = busy.filter(([, count]) => count >= request.perWebhook).map(([webhookId]) => webhookId);
   const startAtOnce = request.startAtOnce;
   const handling = [...(startAtOnce?.handlingByWebhook ?? [])];
-  const refill = [...(request.refill ?? [])];
   const rows = await db.query<ClaimedRow>(
     `WITH busy AS (
        SELECT * FROM unnest($8::text[], $9::int[]) AS b (webhook_id, in_flight)
@@ -152,7 +151,7 @@ export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): 
       handling.map(([, count]) => count),
       startAtOnce?.limit ?? 0,
       startAtOnce?.firstAttemptDelayMs ?? 0,
-      ...(request.refill ? [refill.map(([webhookId]) => webhookId), refill.map(([, room]) => room)] : []),
+      ...(request.refill ? [[...request.refill.keys()], [...request.refill.values()]] : []),
     ],
   );
   return rows.map((row) => ({

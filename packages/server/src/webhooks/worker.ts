@@ -256,7 +256,7 @@ export class DeliveryWorker {
             continue;
           }
           const announcements = this.announcements;
-          const passedOver = [...this.held].filter(([, held]) => held >= this.perWebhook * aheadFactor).map(([webhookId]) => webhookId);
+          const passedOver = [...this.held.keys()].filter((webhookId) => this.roomOf(webhookId) <= 0);
           const claimed = await this.claim(limit);
           if (claimed.length === 0) {
             this.searchedUpTo = announcements;
@@ -283,7 +283,7 @@ export class DeliveryWorker {
   private async refill(limit: number): Promise<boolean> {
     const rooms = new Map<string, number>();
     for (const webhookId of this.backlogged) {
-      const room = this.perWebhook * aheadFactor - (this.held.get(webhookId) ?? 0);
+      const room = this.roomOf(webhookId);
       if (room >= this.perWebhook) rooms.set(webhookId, room);
     }
     if (rooms.size === 0) return false;
@@ -294,6 +294,11 @@ export class DeliveryWorker {
     for (const delivery of claimed) count(taken, delivery.webhookId, 1);
     for (const [webhookId, room] of rooms) if ((taken.get(webhookId) ?? 0) < room) this.backlogged.delete(webhookId);
     return false;
+  }
+
+  /** How many more deliveries of the webhook this worker may hold; at most 0 when it is at its limit. */
+  private roomOf(webhookId: string): number {
+    return this.perWebhook * aheadFactor - (this.held.get(webhookId) ?? 0);
   }
 
   private async claim(limit: number, refill?: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {

@@ -34,7 +34,7 @@ describe.each(databaseKinds())('a webhook with a backlog on %s', (kind) => {
   const createWebhook = async (apiKey: string, path: string, events: string[]) =>
     (await t.request<{ data: { id: string } }>('POST', 'webhooks', { apiKey, body: { name: path, url: receiver.url(path), events } })).body.data;
   const claims = (refills: boolean) =>
-    counted.statements.filter((sql) => sql.includes('FOR UPDATE OF d SKIP LOCKED') && sql.includes('CROSS JOIN LATERAL') === refills).length;
+    counted.statements.filter((sql) => sql.includes('FOR UPDATE OF d SKIP LOCKED') && sql.includes('unnest($14::text[]') === refills).length;
 
   /**
    * `count` deliveries due for the webhook, queued directly, without the notification fan-out sends:
@@ -95,6 +95,24 @@ describe.each(databaseKinds())('a webhook with a backlog on %s', (kind) => {
       // database's). Every other claim refilled the busy webhook; before, each attempt's end searched.
       expect(claims(false)).toBeLessThan(backlog / 5);
       expect(claims(true)).toBeGreaterThanOrEqual(backlog / (perWebhookInFlight * 3));
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('claims the rows of the webhooks a notification names without searching the queue', async () => {
+    const org = await t.createOrg('business', { rateLimitPerMinute: 100_000 });
+    await createWebhook(org.apiKey, '/named', ['project.created']);
+    const worker = await startWorker();
+    try {
+      await worker.idle();
+      counted.clear();
+      const created = await t.request('POST', 'projects', { apiKey: org.apiKey, body: { name: 'Named' } });
+      expect(created.status).toBe(201);
+      await waitFor(() => receiver.received('/named'), (received) => received.length === 1, 'the named webhook’s delivery');
+      // A search probes every webhook with rows queued; the notification's webhook is claimed alone.
+      expect(claims(false)).toBe(0);
+      expect(claims(true)).toBeGreaterThanOrEqual(1);
     } finally {
       await worker.stop();
     }

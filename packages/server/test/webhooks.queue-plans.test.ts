@@ -3,7 +3,7 @@ import type { Queryable } from '../src/db/connect.js';
 import { OrganizationService } from '../src/modules/organizations/service.js';
 import { WebhookService } from '../src/modules/webhooks/service.js';
 import { systemClock } from '../src/platform/clock.js';
-import { type AttemptRecord, claimDueDeliveries, recordAttempts } from '../src/webhooks/queue.js';
+import { type AttemptRecord, type ClaimRequest, claimDueDeliveries, recordAttempts } from '../src/webhooks/queue.js';
 import { testConfig } from './support/app.js';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './support/databases.js';
 
@@ -11,12 +11,12 @@ import { databaseKinds, openTestDatabase, type TestDatabase } from './support/da
 const queued = 20_000;
 const pastAttempts = 20_000;
 
-/** The plans of the statements `work` runs, each explained instead of run. */
-async function plansOf(db: Queryable, work: (explaining: Queryable) => Promise<unknown>): Promise<string[]> {
+/** The plans of the statements `work` runs, each explained instead of run (with `ANALYZE` among the options: run too). */
+async function plansOf(db: Queryable, work: (explaining: Queryable) => Promise<unknown>, options = ''): Promise<string[]> {
   const plans: string[] = [];
   const explaining: Queryable = {
     query: async <Row>(sql: string, params?: readonly unknown[]) => {
-      const lines = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params);
+      const lines = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${options} ${sql}`, params);
       plans.push(lines.map((line) => line['QUERY PLAN']).join('\n'));
       return [] as Row[];
     },
@@ -62,35 +62,69 @@ describe.each(databaseKinds())('webhook queue plans on %s', (kind) => {
   }, 120_000);
   afterAll(() => database?.drop());
 
+  /** A worker's claim with the webhook holding `held` of its 96 (3 × 32). */
+  const claimRequest = (now: Date, token: string, held: number): ClaimRequest => ({
+    now,
+    leaseUntil: new Date(now.getTime() + 60_000),
+    token,
+    limit: 100,
+    perWebhook: 96,
+    inFlightByWebhook: new Map([[webhookId, held]]),
+  });
   const claim = (db: Queryable, now: Date) =>
     claimDueDeliveries(db, {
-      now,
-      leaseUntil: new Date(now.getTime() + 60_000),
-      token: `plans.${now.getTime()}`,
-      limit: 100,
-      perWebhook: 96,
-      inFlightByWebhook: new Map([[webhookId, 61]]),
+      ...claimRequest(now, `plans.${now.getTime()}`, 61),
       startAtOnce: { limit: 96, handlingByWebhook: new Map([[webhookId, 61]]), firstAttemptDelayMs: 0 },
     });
 
-  it('claims through the index of due rows', async () => {
+  it('searches every webhook from its own end of the queue', async () => {
     const [plan] = await plansOf(database.db, (explaining) => claim(explaining, new Date()));
-    expect(plan).toMatch(/Index Scan using webhook_deliveries_due/);
-    expect(plan).not.toMatch(/Seq Scan on webhook_deliveries/);
+    expect(plan).toMatch(/Index (Only )?Scan using webhook_deliveries_due_by_webhook/);
+    expect(plan).not.toMatch(/webhook_deliveries_due on|Seq Scan on webhook_deliveries/);
   });
+
+  it('passes over a webhook at its limit without reading its backlog', async () => {
+    const ctx = { db: database.db, clock: systemClock, config: testConfig({ webhookAllowPrivate: true }) };
+    const { org } = await new OrganizationService(ctx).create({ name: 'Other', plan: 'enterprise' });
+    const other = await new WebhookService(ctx).create(org.id, { name: 'other', url: 'https://127.0.0.1:9/other', events: ['project.updated'] });
+    await database.db.query(`INSERT INTO events (id, org_id, type, data, created_at) VALUES ('evt_plan_other', $1, 'project.updated', '{}'::jsonb, now())`, [org.id]);
+    await database.db.query(
+      `INSERT INTO webhook_deliveries (id, org_id, webhook_id, event_id, event, status, next_attempt_at, created_at, updated_at)
+       VALUES ('whd_plan_other', $1, $2, 'evt_plan_other', 'project.updated', 'pending', now() - interval '1 second', now(), now())`,
+      [org.id, other.id],
+    );
+    try {
+      await searchPassingOver();
+    } finally {
+      // The other tests' claims find only their own webhook's rows.
+      await database.db.query(`DELETE FROM webhook_deliveries WHERE id = 'whd_plan_other'`);
+    }
+  });
+
+  async function searchPassingOver() {
+    const search = claimRequest(new Date(), 'plans.passing', 96);
+    // Run and measured, then rolled back: the claim below takes the same row.
+    const rolledBack = new Error('rolled back');
+    let analyzed = '';
+    await database.db
+      .transaction(async (tx) => {
+        [analyzed] = await plansOf(tx, (explaining) => claimDueDeliveries(explaining, search), '(ANALYZE, BUFFERS, COSTS OFF)');
+        throw rolledBack;
+      })
+      .catch((error: unknown) => {
+        if (error !== rolledBack) throw error;
+      });
+    // The old search read the 20,000 due rows of the webhook at its limit to find the other one's row.
+    const pagesRead = [...analyzed.matchAll(/Buffers: shared hit=(\d+)(?: read=(\d+))?/g)].map((match) => Number(match[1]) + Number(match[2] ?? 0));
+    expect(Math.max(...pagesRead)).toBeLessThan(200);
+    const claimed = await claimDueDeliveries(database.db, { ...search, token: 'plans.passing.2' });
+    expect(claimed.map((delivery) => delivery.id)).toEqual(['whd_plan_other']);
+  }
 
   it('refills a webhook from its own rows, passing over no other row', async () => {
     const now = new Date();
     const [plan] = await plansOf(database.db, (explaining) =>
-      claimDueDeliveries(explaining, {
-        now,
-        leaseUntil: new Date(now.getTime() + 60_000),
-        token: 'plans.refill',
-        limit: 100,
-        perWebhook: 96,
-        inFlightByWebhook: new Map([[webhookId, 61]]),
-        refill: new Map([[webhookId, 35]]),
-      }),
+      claimDueDeliveries(explaining, { ...claimRequest(now, 'plans.refill', 61), refill: new Map([[webhookId, 35]]) }),
     );
     expect(plan).toMatch(/Index Scan using webhook_deliveries_due_by_webhook/);
     expect(plan).not.toMatch(/webhook_deliveries_due on|Seq Scan on webhook_deliveries/);

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/connect.js';
 import { ApiError } from './errors.js';
 import { sendError } from './http-errors.js';
+import { dueDeliveries } from '../webhooks/queue.js';
 import { databasePool, projectSqlStatements, registry, webhookOldestDueAge, webhookQueueDue } from './metrics.js';
 
 export interface MetricsRouteOptions {
@@ -23,12 +24,9 @@ function sameSecret(given: string, expected: string): boolean {
 
 /** Reads what is measured at scrape time: the webhook queue and the connection pool. */
 async function readGauges(db: Db): Promise<void> {
-  const [queue] = await db.query<{ due: number; oldest_age: number | null }>(
-    `SELECT count(*)::int AS due, extract(epoch FROM now() - min(next_attempt_at))::float8 AS oldest_age
-     FROM webhook_deliveries WHERE next_attempt_at <= now() AND (leased_until IS NULL OR leased_until <= now())`,
-  );
-  webhookQueueDue.set(queue?.due ?? 0);
-  webhookOldestDueAge.set(Math.max(0, queue?.oldest_age ?? 0));
+  const queue = await dueDeliveries(db);
+  webhookQueueDue.set(queue.due);
+  webhookOldestDueAge.set(queue.oldestAgeSeconds);
   const pool = db.poolStats?.();
   if (pool) for (const [state, count] of Object.entries(pool)) databasePool.set({ state }, count);
 }

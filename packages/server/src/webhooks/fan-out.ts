@@ -4,6 +4,19 @@ import { newId } from '../platform/ids.js';
 /** Workers LISTEN here; a NOTIFY sent inside a transaction arrives when it commits. */
 export const deliveriesDueChannel = 'vigil_webhook_deliveries_due';
 
+/** PostgreSQL takes a payload of up to 8,000 bytes; a list longer than this is sent as none. */
+const longestPayload = 7000;
+
+/**
+ * What a notification says: the webhooks that have new due deliveries, comma-separated, so that a
+ * worker claims their rows alone; empty when they are too many to list, and a worker then searches
+ * the whole queue (see DeliveryWorker).
+ */
+export function announcedWebhooks(webhookIds: readonly string[]): string {
+  const payload = [...new Set(webhookIds)].join(',');
+  return payload.length <= longestPayload ? payload : '';
+}
+
 export interface FannedEvent {
   id: string;
   orgId: string;
@@ -35,11 +48,11 @@ export async function queueDeliveries(tx: Queryable, event: FannedEvent, webhook
        FROM unnest($5::text[], $6::text[]) AS delivery (id, webhook_id)
        ON CONFLICT (event_id, webhook_id) DO NOTHING
      )
-     SELECT pg_notify($7, '')`,
-    [event.orgId, event.id, event.event, event.at, ids, webhookIds, deliveriesDueChannel],
+     SELECT pg_notify($7, $8)`,
+    [event.orgId, event.id, event.event, event.at, ids, webhookIds, deliveriesDueChannel, announcedWebhooks(webhookIds)],
   );
 }
 
-export async function notifyDeliveriesDue(db: Queryable): Promise<void> {
-  await db.query(`SELECT pg_notify($1, '')`, [deliveriesDueChannel]);
+export async function notifyDeliveriesDue(db: Queryable, webhookId: string): Promise<void> {
+  await db.query(`SELECT pg_notify($1, $2)`, [deliveriesDueChannel, announcedWebhooks([webhookId])]);
 }

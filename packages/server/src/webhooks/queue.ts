@@ -21,8 +21,7 @@ export interface ClaimRequest {
   startAtOnce?: { limit: number; handlingByWebhook: ReadonlyMap<string, number>; firstAttemptDelayMs: number };
   /**
    * Only these webhooks' rows, at most this many of each (a refill of webhooks the worker already
-   * sends for), each read from its own end of the queue: a claim that takes the oldest due rows of
-   * every webhook passes over those of the webhooks at their limit, however many are due.
+   * sends for): no other webhook is looked at, where a search probes every webhook with rows queued.
    */
   refill?: ReadonlyMap<string, number>;
 }
@@ -70,28 +69,47 @@ interface ClaimedRow {
   attempt_count: number;
 }
 
-/** The oldest due rows of every webhook not at its limit ($2), up to $3 of them. */
-const openWindow = `
-       SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
-       WHERE next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1) AND webhook_id <> ALL ($2::text[])
-       ORDER BY next_attempt_at LIMIT $3`;
+/** A webhook's oldest due rows that hold no live lease, at most `limit`, read through its own end of the queue. */
+const oldestDueOf = (webhookId: string, limit: string) => `
+         SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
+         WHERE webhook_id = ${webhookId} AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+         ORDER BY next_attempt_at LIMIT ${limit}`;
 
 /**
- * The oldest due rows of each webhook in $14, at most its room ($15), through the index on
- * (webhook_id, next_attempt_at): the rows read are the webhook's leased ones and those taken.
+ * Every webhook with rows in the queue (due or scheduled later), one index probe each: a loose
+ * scan of webhook_deliveries_due_by_webhook that steps from one webhook to the next, however
+ * many rows each one has queued.
  */
+const queuedWebhooks = `
+       SELECT min(webhook_id) FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL
+       UNION ALL
+       SELECT (SELECT min(webhook_id) FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL AND webhook_id > q.webhook_id)
+       FROM queued_webhooks q WHERE q.webhook_id IS NOT NULL`;
+
+/**
+ * The oldest due rows of every webhook not passed over ($2), up to $4 of each and $3 in all. Each
+ * webhook is read from its own end of the queue, so a webhook passed over with a backlog of any
+ * size costs the search one probe, not a walk past its rows; with one index of all due rows in time
+ * order, the planner took that walk (BENCHMARKS.md, 2026-11-29 afternoon).
+ */
+const searchWindow = `
+       SELECT d.id, d.webhook_id, d.next_attempt_at FROM queued_webhooks q
+       CROSS JOIN LATERAL (${oldestDueOf('q.webhook_id', '$4')}
+       ) d
+       WHERE q.webhook_id <> ALL ($2::text[])
+       ORDER BY d.next_attempt_at LIMIT $3`;
+
+/** The oldest due rows of each webhook in $14, at most its room ($15). */
 const refillWindow = `
        SELECT d.id, d.webhook_id, d.next_attempt_at FROM unnest($14::text[], $15::int[]) AS r (webhook_id, room)
-       CROSS JOIN LATERAL (
-         SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
-         WHERE webhook_id = r.webhook_id AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
-         ORDER BY next_attempt_at LIMIT least(r.room, $3)
+       CROSS JOIN LATERAL (${oldestDueOf('r.webhook_id', 'least(r.room, $3)')}
        ) d
        WHERE d.webhook_id <> ALL ($2::text[])`;
 
 /**
  * Claims due deliveries in one statement: a bounded window of the oldest due rows that hold no
- * live lease (of every webhook, or of the `refill` ones from each one's own rows), at most
+ * live lease (of every webhook, or of the `refill` ones), each webhook's read from its own end of
+ * the queue, at most
  * `perWebhook` of each webhook counting those this worker already holds,
  * locked with SKIP LOCKED so concurrent workers take disjoint rows, and leased until `leaseUntil`.
  * The due condition is checked again on the locked row, so a row another worker has just claimed
@@ -105,11 +123,12 @@ export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): 
   const startAtOnce = request.startAtOnce;
   const handling = [...(startAtOnce?.handlingByWebhook ?? [])];
   const rows = await db.query<ClaimedRow>(
-    `WITH busy AS (
+    `WITH RECURSIVE busy AS (
        SELECT * FROM unnest($8::text[], $9::int[]) AS b (webhook_id, in_flight)
      ), handling AS (
        SELECT * FROM unnest($10::text[], $11::int[]) AS h (webhook_id, count)
-     ), window_rows AS (${request.refill ? refillWindow : openWindow}
+     ), ${request.refill ? `window_rows AS (${refillWindow}` : `queued_webhooks (webhook_id) AS (${queuedWebhooks}
+     ), window_rows AS (${searchWindow}`}
      ), candidates AS (
        SELECT w.id, $4 - coalesce(b.in_flight, 0) AS room, $12 - coalesce(h.count, 0) AS start_room,
          row_number() OVER (PARTITION BY w.webhook_id ORDER BY w.next_attempt_at, w.id) AS rank
@@ -173,6 +192,20 @@ export async function claimDueDeliveries(db: Queryable, request: ClaimRequest): 
     leaseLapsed: row.lease_lapsed,
     startedAttempt: row.started ? row.attempt_count : undefined,
   }));
+}
+
+/** Deliveries due now and not being attempted, and how long the oldest of them has been due (seconds; 0 when none). */
+export async function dueDeliveries(db: Queryable): Promise<{ due: number; oldestAgeSeconds: number }> {
+  const [row] = await db.query<{ due: number; oldest_age: number | null }>(
+    `WITH RECURSIVE queued_webhooks (webhook_id) AS (${queuedWebhooks}
+     )
+     SELECT count(*)::int AS due, extract(epoch FROM now() - min(d.next_attempt_at))::float8 AS oldest_age
+     FROM queued_webhooks q CROSS JOIN LATERAL (
+       SELECT next_attempt_at FROM webhook_deliveries
+       WHERE webhook_id = q.webhook_id AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until <= now())
+     ) d`,
+  );
+  return { due: row?.due ?? 0, oldestAgeSeconds: Math.max(0, row?.oldest_age ?? 0) };
 }
 
 export interface AttemptStart {

@@ -118,17 +118,21 @@ export class DeliveryWorker {
   private pumping = false;
   private pumpAgain = false;
   /**
-   * Claims are of two kinds. A search takes the oldest due rows of every webhook not at its limit,
-   * passing over those of the webhooks that are (their whole backlog, when one has a large one); it
-   * runs when something may have come due unseen (`wake`: a notification, the poll, deliveries given
-   * back), until it finds nothing more. Between announcements only the webhooks a search found at
-   * their limit can have more due rows, and they are refilled from their own rows (`refill`) once a
-   * round of their limit is free: one tenant's backlog costs a claim no more than its own rows, and
-   * its claims are a round of rows each, not one per ended attempt (BENCHMARKS.md, 2026-11-29).
+   * Claims are of two kinds. A search takes the oldest due rows of every webhook with rows queued
+   * that is not at its limit (one index probe per webhook, however large its backlog: see
+   * claimDueDeliveries); it runs when something may have come due unseen (`wake`: the poll, a
+   * notification that names no webhook, deliveries given back, a lost connection), until it finds
+   * nothing more. In between, only the webhooks a search found at their limit and those a
+   * notification names can have more due rows, and they are refilled from their own rows
+   * (`refill`): the busy ones once a round of their limit is free, so that their claims are a round
+   * of rows each, not one per ended attempt. A storm of events costs claims of its webhooks' rows,
+   * not searches whose cost grows with the number of webhooks (BENCHMARKS.md, 2026-11-29).
    */
   private announcements = 0;
   private searchedUpTo = -1;
   private backlogged = new Set<string>();
+  /** Webhooks a notification named since they were last refilled: refilled with any room they have, not only a round. */
+  private readonly announced = new Set<string>();
   private flushing = false;
   private stopping = false;
   private timers: NodeJS.Timeout[] = [];
@@ -166,7 +170,7 @@ export class DeliveryWorker {
   static async start(options: DeliveryWorkerOptions): Promise<DeliveryWorker> {
     const worker = new DeliveryWorker(options);
     const wake = () => worker.wake();
-    worker.unlisten = await options.db.listen(deliveriesDueChannel, wake, { onResubscribed: wake });
+    worker.unlisten = await options.db.listen(deliveriesDueChannel, (payload) => worker.announce(payload), { onResubscribed: wake });
     worker.timers.push(setInterval(() => worker.wake(), options.pollIntervalMs ?? 1000));
     worker.timers.push(setInterval(() => void worker.sweep(), options.sweepIntervalMs ?? 60_000));
     for (const timer of worker.timers) timer.unref();
@@ -178,6 +182,20 @@ export class DeliveryWorker {
   /** Look for due deliveries now: something may have come due that no claim has looked for. */
   wake(): void {
     this.announcements += 1;
+    this.pumpSoon();
+  }
+
+  /**
+   * A notification of new due deliveries: the webhooks it names are refilled from their own rows,
+   * so that one organization's stream of events costs a claim of its webhooks' rows, never a search
+   * of the whole queue; one that names none (too many to list) starts a search.
+   */
+  private announce(payload: string): void {
+    if (payload === '') return this.wake();
+    for (const webhookId of payload.split(',')) {
+      this.backlogged.add(webhookId);
+      this.announced.add(webhookId);
+    }
     this.pumpSoon();
   }
 
@@ -260,7 +278,7 @@ export class DeliveryWorker {
           const claimed = await this.claim(limit);
           if (claimed.length === 0) {
             this.searchedUpTo = announcements;
-            this.backlogged = new Set(passedOver);
+            this.backlogged = new Set([...passedOver, ...this.announced]);
             break;
           }
         }
@@ -276,15 +294,15 @@ export class DeliveryWorker {
   /**
    * Tops up the webhooks that were at their limit when the last search passed over their rows, those
    * with at least a round of their limit free (the round still waiting for a request slot covers the
-   * claim's round trip), from each one's own oldest due rows; answers whether another round may find
-   * more. A webhook that had fewer due rows than its room is not asked again until something is
-   * announced.
+   * claim's round trip), and those a notification named, with any room; each from its own oldest due
+   * rows. Answers whether another round may find more. A webhook that had fewer due rows than its
+   * room is not asked again until something is announced.
    */
   private async refill(limit: number): Promise<boolean> {
     const rooms = new Map<string, number>();
     for (const webhookId of this.backlogged) {
       const room = this.roomOf(webhookId);
-      if (room >= this.perWebhook) rooms.set(webhookId, room);
+      if (room >= (this.announced.delete(webhookId) ? 1 : this.perWebhook)) rooms.set(webhookId, room);
     }
     if (rooms.size === 0) return false;
     const claimed = await this.claim(limit, rooms);

@@ -33,7 +33,7 @@ export class DeliveryService {
   async retry(orgId: string, webhookId: string, id: string): Promise<Delivery> {
     await this.activeWebhook(orgId, webhookId);
     if (!(await requestManualAttempt(this.ctx.db, orgId, webhookId, id, this.ctx.clock.now()))) throw notFound('delivery');
-    await notifyDeliveriesDue(this.ctx.db);
+    await notifyDeliveriesDue(this.ctx.db, webhookId);
     return this.get(orgId, webhookId, id);
   }
 
@@ -44,7 +44,7 @@ export class DeliveryService {
     if (since.getTime() < now.getTime() - recoveryWindowMs) throw invalid('since', 'must be within the last 14 days');
     if (since > now) throw invalid('since', 'must not be in the future');
     const deliveries = await recoverFailedDeliveries(this.ctx.db, orgId, webhookId, since, now);
-    if (deliveries > 0) await notifyDeliveriesDue(this.ctx.db);
+    if (deliveries > 0) await notifyDeliveriesDue(this.ctx.db, webhookId);
     return { webhookId, since: since.toISOString(), deliveries };
   }
 

@@ -187,6 +187,7 @@ export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string
           schema: baselineSchema,
           origin: `https://127.0.0.1:${receiver.port}`,
           ca: testTls().ca,
+          webhookId: queued.hook.id,
           secret: queued.hook.secret,
           connections,
         });

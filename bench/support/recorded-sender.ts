@@ -11,7 +11,8 @@ export interface RecordedSenderTarget {
   schema: string;
   origin: string;
   ca: string;
-  /** The webhook's secret as created (the baseline does not unseal it). */
+  /** The webhook whose deliveries are queued, and its secret as created (the baseline does not unseal it). */
+  webhookId: string;
   secret: string;
   connections: number;
 }
@@ -31,8 +32,9 @@ const batchesAtOnce = 3;
 const leaseSql = `now() + interval '1 minute'`;
 
 /**
- * The least that does the worker's work: per batch of 100 due deliveries, one statement that
- * leases them and records their attempts as started (write-ahead, as the worker does), then each
+ * The least that does the worker's work: per batch of 100 due deliveries of the one webhook (read
+ * through the queue's index on `(webhook_id, next_attempt_at)`, as the worker reads them), one
+ * statement that leases them and records their attempts as started (write-ahead), then each
  * signed and POSTed, then one statement that records every outcome (status, duration, request
  * headers, response body) and settles the deliveries. No retries, schedules, per-webhook limits,
  * failure tracking or secret unsealing: what is left is the database work every recorded attempt
@@ -45,7 +47,7 @@ export async function recordedSender(target: RecordedSenderTarget): Promise<{ pe
   const sendBatch = async (): Promise<boolean> => {
     const { rows } = await db.query<ClaimedRow>(
       `WITH due AS (
-         SELECT id FROM webhook_deliveries WHERE next_attempt_at <= now() AND leased_until IS NULL
+         SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND next_attempt_at <= now() AND leased_until IS NULL
          ORDER BY next_attempt_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED
        ), claimed AS (
          UPDATE webhook_deliveries d SET lease_token = 'bare', leased_until = ${leaseSql}, attempt_count = d.attempt_count + 1
@@ -55,6 +57,7 @@ export async function recordedSender(target: RecordedSenderTarget): Promise<{ pe
          SELECT id, attempt_count, 'scheduled', now(), 'bare', ${leaseSql} FROM claimed
        )
        SELECT c.id, c.org_id, c.event, c.attempt_count AS number, e.data, e.created_at FROM claimed c JOIN events e ON e.id = c.event_id`,
+      [target.webhookId],
     );
     if (rows.length === 0) return false;
     const outcomes = await Promise.all(

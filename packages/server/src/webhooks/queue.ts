@@ -109,8 +109,7 @@ const refillWindow = `
 /**
  * Claims due deliveries in one statement: a bounded window of the oldest due rows that hold no
  * live lease (of every webhook, or of the `refill` ones), each webhook's read from its own end of
- * the queue, at most
- * `perWebhook` of each webhook counting those this worker already holds,
+ * the queue, at most `perWebhook` of each webhook counting those this worker already holds,
  * locked with SKIP LOCKED so concurrent workers take disjoint rows, and leased until `leaseUntil`.
  * The due condition is checked again on the locked row, so a row another worker has just claimed
  * and committed is passed over. Only the lease columns and the attempt counter change (no index

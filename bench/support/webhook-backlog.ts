@@ -45,8 +45,8 @@ export async function waitUntilDelivered(db: Db, webhookId: string, count: numbe
  * What one organization's backlog costs another's deliveries: organization A's webhook has
  * `backlog` deliveries due on a receiver that takes 50 ms (so the worker holds it at its limit for
  * the whole run), while organization B records events at a steady rate for its own webhook on a
- * receiver that answers at once. Before 2026-11-29 every one of B's events made the worker search
- * past A's whole backlog (BENCHMARKS.md).
+ * receiver that answers at once. Until the afternoon of 2026-11-29 every one of B's events made
+ * the worker search past A's whole backlog (BENCHMARKS.md).
  */
 export async function backlogBesideEvents(
   ctx: ServiceContext,

@@ -6,6 +6,7 @@ import { WebhookService } from '../../packages/server/src/modules/webhooks/servi
 import { systemClock } from '../../packages/server/src/platform/clock.js';
 import type { ServiceContext } from '../../packages/server/src/platform/context.js';
 import type { DeliveryWorker } from '../../packages/server/src/webhooks/worker.js';
+import { queueDueDeliveries } from '../../packages/server/test/support/webhooks/due-deliveries.js';
 import { postgresCpuMicros, postgresCpuMicrosSince } from './postgres-cpu.js';
 
 /** The receiver (support/webhook-receiver.ts) answers this path after 50 ms, every other one at once. */
@@ -60,17 +61,7 @@ export async function backlogBesideEvents(
   const slow = await webhooks.create(busy.id, { name: 'slow', url: `${receiverOrigin}${slowPath}`, events: ['project.deleted'] });
   const other = (await organizations.create({ name: 'Neighbour', plan: 'enterprise' })).org;
   const fast = await webhooks.create(other.id, { name: 'fast', url: `${receiverOrigin}/neighbour`, events: ['project.updated'] });
-  await ctx.db.query(
-    `INSERT INTO events (id, org_id, type, data, created_at)
-     SELECT 'evt_backlog' || n, $1, 'project.deleted', '{}'::jsonb, now() FROM generate_series(1, $2::int) AS n`,
-    [busy.id, size.backlog],
-  );
-  await ctx.db.query(
-    `INSERT INTO webhook_deliveries (id, org_id, webhook_id, event_id, event, status, next_attempt_at, created_at, updated_at)
-     SELECT 'dlv_backlog' || n, $1, $2, 'evt_backlog' || n, 'project.deleted', 'pending', now(), now(), now()
-     FROM generate_series(1, $3::int) AS n`,
-    [busy.id, slow.id, size.backlog],
-  );
+  await queueDueDeliveries(ctx.db, { orgId: busy.id, webhookId: slow.id, prefix: 'backlog', count: size.backlog, event: 'project.deleted' });
   await ctx.db.exec('ANALYZE webhooks, events, webhook_deliveries, webhook_attempts');
   const worker = await startWorker();
   try {

@@ -4,6 +4,7 @@ import { DeliveryWorker } from '../src/webhooks/worker.js';
 import { startTestApp, type TestApp, testSecretKey } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
 import { type CountedDb, countStatements } from './support/statement-count.js';
+import { queueDueDeliveries } from './support/webhooks/due-deliveries.js';
 import { Receiver } from './support/webhooks/receiver.js';
 import { testTls } from './support/webhooks/tls.js';
 import { waitFor } from './support/webhooks/wait.js';
@@ -36,23 +37,8 @@ describe.each(databaseKinds())('a webhook with a backlog on %s', (kind) => {
   const claims = (refills: boolean) =>
     counted.statements.filter((sql) => sql.includes('FOR UPDATE OF d SKIP LOCKED') && sql.includes('unnest($14::text[]') === refills).length;
 
-  /**
-   * `count` deliveries due for the webhook, queued directly, without the notification fan-out sends:
-   * what is due is found by the worker's own first search.
-   */
-  const queueBacklog = async (orgId: string, webhookId: string, prefix: string, count: number) => {
-    await t.database.db.query(
-      `INSERT INTO events (id, org_id, type, data, created_at)
-       SELECT 'evt_' || $3 || n, $1, 'project.updated', '{}'::jsonb, now() FROM generate_series(1, $2::int) AS n`,
-      [orgId, count, prefix],
-    );
-    await t.database.db.query(
-      `INSERT INTO webhook_deliveries (id, org_id, webhook_id, event_id, event, status, next_attempt_at, created_at, updated_at)
-       SELECT 'dlv_' || $4 || n, $1, $2, 'evt_' || $4 || n, 'project.updated', 'pending', now() - interval '1 minute', now(), now()
-       FROM generate_series(1, $3::int) AS n`,
-      [orgId, webhookId, count, prefix],
-    );
-  };
+  const queueBacklog = (orgId: string, webhookId: string, prefix: string, count: number) =>
+    queueDueDeliveries(t.database.db, { orgId, webhookId, prefix, count, event: 'project.updated' });
   /** A worker that polls too seldom to matter here: what it finds, it finds by its searches and refills. */
   const startWorker = (options: { maxInFlight?: number } = {}) => {
     counted = countStatements(t.database.db);

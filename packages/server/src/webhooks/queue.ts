@@ -69,10 +69,14 @@ interface ClaimedRow {
   attempt_count: number;
 }
 
-/** A webhook's oldest due rows that hold no live lease, at most `limit`, read through its own end of the queue. */
+/** The webhook's rows due at `now` that hold no live lease: a range of its own end of the queue. */
+const dueRowsOf = (webhookId: string, now: string) =>
+  `webhook_id = ${webhookId} AND next_attempt_at <= ${now} AND (leased_until IS NULL OR leased_until <= ${now})`;
+
+/** A webhook's oldest due rows that hold no live lease, at most `limit`. */
 const oldestDueOf = (webhookId: string, limit: string) => `
          SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
-         WHERE webhook_id = ${webhookId} AND next_attempt_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+         WHERE ${dueRowsOf(webhookId, '$1')}
          ORDER BY next_attempt_at LIMIT ${limit}`;
 
 /**
@@ -200,8 +204,7 @@ export async function dueDeliveries(db: Queryable): Promise<{ due: number; oldes
      )
      SELECT count(*)::int AS due, extract(epoch FROM now() - min(d.next_attempt_at))::float8 AS oldest_age
      FROM queued_webhooks q CROSS JOIN LATERAL (
-       SELECT next_attempt_at FROM webhook_deliveries
-       WHERE webhook_id = q.webhook_id AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until <= now())
+       SELECT next_attempt_at FROM webhook_deliveries WHERE ${dueRowsOf('q.webhook_id', 'now()')}
      ) d`,
   );
   return { due: row?.due ?? 0, oldestAgeSeconds: Math.max(0, row?.oldest_age ?? 0) };

@@ -23,7 +23,8 @@ const writeChars = 16 * 1024;
  * written as UTF-8 into a buffer outside the JavaScript heap every few kilobytes: held as strings
  * until their batch was sent, a batch's rows were alive at every young-generation collection,
  * copied and then promoted, which made collections an upload's largest cost.
- * Two buffers take turns: the one being filled, and the one whose batch is loading.
+ * Two buffers take turns: the one being filled, and the one whose batch is loading. A batch holds
+ * rows in one of COPY's formats: its options are given with `use` before the rows.
  */
 export class CopyBatcher {
   private filling = Buffer.allocUnsafeSlow(startBytes);
@@ -31,6 +32,8 @@ export class CopyBatcher {
   private bytes = 0;
   private rows = 0;
   private text = '';
+  /** COPY's options for the rows being collected: '' for its text format. */
+  private options = '';
   private inFlight: Promise<void> = Promise.resolve();
 
   constructor(
@@ -38,10 +41,24 @@ export class CopyBatcher {
     private readonly target: string,
   ) {}
 
+  /** Rows that come next are read with these COPY options ('' for the text format): rows collected with others are sent first. */
+  async use(options: string): Promise<void> {
+    if (options === this.options) return;
+    await this.send();
+    this.options = options;
+  }
+
   /** A row in COPY text format: its fields (already escaped by copyField) separated by tabs, without the ending newline. */
   addLine(line: string): void {
     this.text += `${line}\n`;
     this.rows += 1;
+    if (this.text.length >= writeChars) this.writeText();
+  }
+
+  /** `rows` whole lines in the format chosen with `use`, each ending in a line break (a file's last line may not). */
+  addText(text: string, rows: number): void {
+    this.text += text;
+    this.rows += rows;
     if (this.text.length >= writeChars) this.writeText();
   }
 
@@ -73,7 +90,7 @@ export class CopyBatcher {
     [this.filling, this.loading] = [this.loading, this.filling];
     this.bytes = 0;
     this.rows = 0;
-    this.inFlight = copyRows(this.db, this.target, batch);
+    this.inFlight = copyRows(this.db, this.target, batch, this.options);
     // Awaited by the next send or drain; marked handled so a failure in between is not reported twice.
     this.inFlight.catch(() => undefined);
   }

@@ -4,6 +4,16 @@ export interface TableRecord {
   rowNumber: number;
 }
 
+/** A CSV batch's text, as it came, when PostgreSQL's CSV COPY reads it into the same fields (csv-as-copy.ts). */
+export interface CsvText {
+  text: string;
+  delimiter: string;
+  newline: string;
+}
+
+/** Records as a reader yields them; a CSV reader adds their text when COPY may load that as it is. */
+export type RecordBatch = TableRecord[] & { csv?: CsvText };
+
 export type SourceKind = 'csv' | 'xlsx' | 'database';
 
 /** Where a value is, in the words of the file it came from: "row 7" for CSV, "cell C7" for Excel. */

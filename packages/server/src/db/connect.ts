@@ -73,8 +73,8 @@ class PostgresDb extends PooledDb implements Db {
     return new PostgresDb({ ...this.poolOptions, max: size }, this.listenerOptions);
   }
 
-  copyRows(target: string, rows: string | Uint8Array<ArrayBuffer>): Promise<void> {
-    return this.onConnection((client) => guarded(() => pipeline(Readable.from([rows]), client.query(copyFrom(`COPY ${target} FROM STDIN`)))));
+  copyRows(target: string, rows: string | Uint8Array<ArrayBuffer>, options: string): Promise<void> {
+    return this.onConnection((client) => guarded(() => pipeline(Readable.from([rows]), client.query(copyFrom(`COPY ${target} FROM STDIN ${options}`)))));
   }
 
   async close(): Promise<void> {
@@ -104,11 +104,12 @@ const defaultTimeouts = { connectMs: 3_000, statementMs: 10_000 };
 const clientGraceMs = 1_000;
 
 /**
- * Bulk-loads rows written in COPY text format into `target` (`"schema"."table" ("col", …)`, from
- * code): COPY FROM STDIN on PostgreSQL, COPY FROM '/dev/blob' on PGlite.
+ * Bulk-loads rows into `target` (`"schema"."table" ("col", …)`, from code), written in COPY's text
+ * format or as `options` (COPY's options from code, e.g. `(FORMAT csv)`) say: COPY FROM STDIN on
+ * PostgreSQL, COPY FROM '/dev/blob' on PGlite.
  */
-export function copyRows(db: Db, target: string, rows: string | Uint8Array<ArrayBuffer>): Promise<void> {
-  if (db instanceof EmbeddedDb || db instanceof PostgresDb) return db.copyRows(target, rows);
+export function copyRows(db: Db, target: string, rows: string | Uint8Array<ArrayBuffer>, options = ''): Promise<void> {
+  if (db instanceof EmbeddedDb || db instanceof PostgresDb) return db.copyRows(target, rows, options);
   throw new Error('This database handle cannot bulk-load rows.');
 }
 

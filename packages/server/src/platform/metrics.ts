@@ -44,6 +44,13 @@ export const dataJobDuration = new Histogram({
   registers,
 });
 
+export const datasetRowsLoaded = new Counter({
+  name: 'vigil_dataset_rows_loaded_total',
+  help: 'Rows loaded into datasets by uploads and imports, by how: as_written (CSV text loaded as it came) or rewritten (converted field by field).',
+  labelNames: ['load'] as const,
+  registers,
+});
+
 export const webhookQueueDue = new Gauge({
   name: 'vigil_webhook_deliveries_due',
   help: 'Webhook deliveries due now and not being attempted (read at scrape time).',

@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyReadsAsParsed, numberedLines } from '../src/data/csv-as-copy.js';
+import { readCsvRecords } from '../src/data/csv-reader.js';
+import { type IngestResult, dropTable, ingest } from '../src/data/ingest.js';
+import type { RecordBatch } from '../src/data/table-record.js';
+import { datasetRowsLoaded } from '../src/platform/metrics.js';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './support/databases.js';
+
+describe('CSV text that COPY reads as papaparse did', () => {
+  it('takes RFC 4180 text, quoted delimiters, doubled quotes and empty fields among it', () => {
+    expect(copyReadsAsParsed('1,a,"b, c"\n2,"say ""hi""",""\n', ',', '\n', 2)).toBe(true);
+    expect(copyReadsAsParsed('1;a\r\n2;"b;c"\r\n', ';', '\r\n', 2)).toBe(true);
+    expect(copyReadsAsParsed('1\ta\n2\tb', '\t', '\n', 2)).toBe(true);
+    expect(copyReadsAsParsed('back\\slash,\\N\n', ',', '\n', 1)).toBe(true);
+  });
+
+  it('refuses what the two read differently, and records that span lines', () => {
+    const refused: [string, number, string][] = [
+      ['1,mid"quote\n', 1, 'a quote inside an unquoted field'],
+      ['1,"closed" after\n', 1, 'text after a closing quote'],
+      ['1, "late"\n', 1, 'a quote after a space'],
+      ['1,"never closed\n', 1, 'an unclosed quote'],
+      ['1,"two\nlines"\n', 1, 'a record over two lines'],
+      ['1,a\r\n2,b\n', 2, 'a carriage return in a file of line feeds'],
+      ['1,a\0b\n', 1, 'a NUL character'],
+      ['\\.\n2,b\n', 2, 'the end-of-data marker'],
+    ];
+    for (const [text, records, why] of refused) expect(copyReadsAsParsed(text, ',', '\n', records), why).toBe(false);
+    expect(copyReadsAsParsed('1,a\r\n2,b\n3,c\r\n', ',', '\r\n', 2), 'a lone line feed in a file of CRLF').toBe(false);
+    expect(copyReadsAsParsed('1,a\n2,b\n', ',', '\n', 3), 'fewer lines than records').toBe(false);
+  });
+
+  it('numbers each line, the last one with or without its line break', () => {
+    expect(numberedLines('a,b\nc,d\n', '\n', ',', 7)).toBe('7,a,b\n8,c,d\n');
+    expect(numberedLines('a;b\r\nc;d', '\r\n', ';', 1)).toBe('1;a;b\n2;c;d\n');
+  });
+});
+
+/** A deterministic stream of numbers in [0, 1) (mulberry32), so that a failing file can be made again. */
+function randomFrom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Notes as a CSV writer quotes them, COPY and papaparse agreeing on each. */
+const agreedNotes = ['plain', '"with, a comma"', '"say ""hi"""', '""', '', 'back\\slash', '\\N', ' spaced ', 'ünïcödé ✓', '"semi;colon"', 'tab\there'];
+/** Notes papaparse reads otherwise than COPY would: each sends its batch through the rewriting. */
+const disputedNotes = ['mid"quote', '"closed" after', '"two\nlines"', '\\.', 'nul\0byte', 'lone\rreturn'];
+
+interface FileShape {
+  rows: number;
+  delimiter: string;
+  newline: string;
+  /** Rows (1-based, after the header) where the disputed notes go, in turn. */
+  disputedAt: number[];
+  /** A row whose code is not an integer: the column widens to text there. */
+  widensAt: number;
+  /** From this row on times have no zone: stored with one added, so the rest goes through the rewriting. */
+  unzonedFrom: number;
+}
+
+function csvFile(shape: FileShape, seed: number): string {
+  const random = randomFrom(seed);
+  const pick = <T,>(list: T[]): T => list[Math.floor(random() * list.length)];
+  const lines = [['id', 'label', 'amount', 'paid', 'day', 'at', 'code', 'note'].join(shape.delimiter)];
+  for (let row = 1; row <= shape.rows; row += 1) {
+    const day = `2026-0${1 + (row % 9)}-${String(1 + (row % 28)).padStart(2, '0')}`;
+    const at = `${day}T${String(row % 24).padStart(2, '0')}:${String(row % 60).padStart(2, '0')}:00${row >= shape.unzonedFrom ? '' : pick(['Z', '+02:00'])}`;
+    const disputed = shape.disputedAt.indexOf(row);
+    const note = disputed === -1 ? pick(agreedNotes) : disputedNotes[disputed % disputedNotes.length];
+    const fields = [
+      String(row),
+      pick(['north', 'south', '', `label ${row}`]),
+      pick(['12.50', '-3', '0', '', String(row * 7)]),
+      pick(['true', 'false', '']),
+      day,
+      at,
+      row === shape.widensAt ? 'X12' : String(row % 500),
+      shape.delimiter === ',' ? note : note.replaceAll('\t', ' ').replaceAll(',', shape.delimiter),
+    ];
+    lines.push(fields.join(shape.delimiter));
+  }
+  return `${lines.join(shape.newline)}${shape.newline}`;
+}
+
+/** The file in chunks of `size` bytes, as a network would hand it over. */
+async function* chunks(text: string, size: number): AsyncGenerator<Buffer> {
+  const bytes = Buffer.from(text);
+  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+}
+
+/** The same batches without their text, so that every batch is rewritten row by row. */
+async function* rewrittenOnly(batches: AsyncIterable<RecordBatch>): AsyncGenerator<RecordBatch> {
+  for await (const batch of batches) yield [...batch];
+}
+
+describe.each(databaseKinds())('a CSV loaded as its text or rewritten, on %s', (kind) => {
+  let database: TestDatabase;
+  const schema = `p_csv_text_${randomBytes(4).toString('hex')}`;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+  });
+  afterAll(async () => {
+    await database.db.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await database.drop();
+  });
+  /** vigil_dataset_rows_loaded_total by `load`, as /metrics shows it. */
+  async function rowsLoaded(): Promise<{ asWritten: number; rewritten: number }> {
+    const { values } = await datasetRowsLoaded.get();
+    const count = (load: string) => values.find((value) => value.labels.load === load)?.value ?? 0;
+    return { asWritten: count('as_written'), rewritten: count('rewritten') };
+  }
+
+  async function load(table: string, text: string, rewriteAll: boolean): Promise<{ result: IngestResult; rows: unknown[]; asWritten: number; rewritten: number }> {
+    const before = await rowsLoaded();
+    const records = readCsvRecords(chunks(text, 8192));
+    const result = await ingest({ kind: 'csv', records: rewriteAll ? rewrittenOnly(records) : records }, { db: database.db, schema, table });
+    const after = await rowsLoaded();
+    const rows = await database.db.query<{ row: unknown }>(`SELECT to_jsonb(t) AS row FROM ${schema}.${table} t ORDER BY _row_id`);
+    return { result, rows: rows.map(({ row }) => row), asWritten: after.asWritten - before.asWritten, rewritten: after.rewritten - before.rewritten };
+  }
+
+  const shapes: [string, FileShape][] = [
+    ['commas and line feeds', { rows: 9000, delimiter: ',', newline: '\n', disputedAt: [1500, 2300, 3100, 3900, 4700, 5500], widensAt: 6000, unzonedFrom: 8000 }],
+    ['semicolons and CRLF', { rows: 6000, delimiter: ';', newline: '\r\n', disputedAt: [1500, 2300, 3100, 3900, 4700, 5500], widensAt: 3500, unzonedFrom: 99_999 }],
+    ['tabs', { rows: 5000, delimiter: '\t', newline: '\n', disputedAt: [], widensAt: 99_999, unzonedFrom: 99_999 }],
+  ];
+
+  it.each(shapes)('stores the same rows and types either way: %s', async (label, shape) => {
+    const text = csvFile(shape, label.length);
+    const asText = await load('as_text', text, false);
+    const rewritten = await load('rewritten', text, true);
+    for (const table of ['as_text', 'rewritten']) await dropTable(database.db, schema, table);
+    // The tables' sizes may differ by how the pages were filled, not by what they hold.
+    expect({ ...asText.result, sizeBytes: 0 }).toEqual({ ...rewritten.result, sizeBytes: 0 });
+    expect(asText.rows).toEqual(rewritten.rows);
+    // papaparse reads a closing quote with text after it as going on to the next quote, across lines.
+    expect(asText.result.rowCount).toEqual(shape.disputedAt.length === 0 ? shape.rows : expect.any(Number));
+    expect(asText.rows.map((row) => (row as { _row_id: number })._row_id)).toEqual(Array.from({ length: asText.result.rowCount }, (_, index) => index + 1));
+    expect(asText.asWritten, 'rows loaded as their text').toBeGreaterThan(0);
+    expect(asText.rewritten, 'the first rows, the disputed batches and the rest after a rewritten value').toBeGreaterThanOrEqual(1000);
+    expect(asText.asWritten + asText.rewritten).toBe(asText.result.rowCount);
+    expect(rewritten).toMatchObject({ asWritten: 0, rewritten: rewritten.result.rowCount });
+    if (shape.widensAt < shape.rows) expect(asText.result.columns.find((column) => column.name === 'code')?.type).toBe('text');
+  });
+
+  it('keeps empty fields null and text as written when loading the text', async () => {
+    const filler = Array.from({ length: 3000 }, (_, index) => `${index},${'x'.repeat(60)}`);
+    const text = ['n,note', ...filler, '5000,""', '5001,', '5002,\\N', '5003," padded "', '5004,"a ""quote"""', ''].join('\n');
+    const { rows, asWritten } = await load('notes', text, false);
+    expect(asWritten).toBeGreaterThan(1000);
+    expect(rows.slice(-5).map((row) => (row as { note: string | null }).note)).toEqual([null, null, '\\N', ' padded ', 'a "quote"']);
+    await dropTable(database.db, schema, 'notes');
+  });
+});

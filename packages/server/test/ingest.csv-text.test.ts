@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyReadsAsParsed, numberedLines } from '../src/data/csv-as-copy.js';
+import { afterFirstLine, copyReadsAsParsed, numberedLines } from '../src/data/csv-as-copy.js';
 import { readCsvRecords } from '../src/data/csv-reader.js';
 import { type IngestResult, dropTable, ingest } from '../src/data/ingest.js';
 import type { RecordBatch } from '../src/data/table-record.js';
@@ -31,9 +31,10 @@ describe('CSV text that COPY reads as papaparse did', () => {
     expect(copyReadsAsParsed('1,a\n2,b\n', ',', '\n', 3), 'fewer lines than records').toBe(false);
   });
 
-  it('numbers each line, the last one with or without its line break', () => {
+  it('numbers each line, the last one with or without its line break, and drops a header line', () => {
     expect(numberedLines('a,b\nc,d\n', '\n', ',', 7)).toBe('7,a,b\n8,c,d\n');
     expect(numberedLines('a;b\r\nc;d', '\r\n', ';', 1)).toBe('1;a;b\n2;c;d\n');
+    expect(afterFirstLine({ text: 'x;y\r\na;b\r\n', delimiter: ';', newline: '\r\n' }).text).toBe('a;b\r\n');
   });
 });
 
@@ -145,7 +146,8 @@ describe.each(databaseKinds())('a CSV loaded as its text or rewritten, on %s', (
     expect(asText.result.rowCount).toEqual(shape.disputedAt.length === 0 ? shape.rows : expect.any(Number));
     expect(asText.rows.map((row) => (row as { _row_id: number })._row_id)).toEqual(Array.from({ length: asText.result.rowCount }, (_, index) => index + 1));
     expect(asText.asWritten, 'rows loaded as their text').toBeGreaterThan(0);
-    expect(asText.rewritten, 'the first rows, the disputed batches and the rest after a rewritten value').toBeGreaterThanOrEqual(1000);
+    const anyRewritten = shape.disputedAt.length > 0 || shape.widensAt <= shape.rows || shape.unzonedFrom <= shape.rows;
+    expect(asText.rewritten > 0, 'the disputed batches, a widened column and the rest after a value stored otherwise').toBe(anyRewritten);
     expect(asText.asWritten + asText.rewritten).toBe(asText.result.rowCount);
     expect(rewritten).toMatchObject({ asWritten: 0, rewritten: rewritten.result.rowCount });
     if (shape.widensAt < shape.rows) expect(asText.result.columns.find((column) => column.name === 'code')?.type).toBe('text');

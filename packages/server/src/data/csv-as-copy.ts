@@ -1,3 +1,5 @@
+import type { CsvText } from './table-record.js';
+
 /** Occurrences of `part` in `text`. */
 function count(text: string, part: string): number {
   let found = 0;
@@ -57,4 +59,9 @@ export function numberedLines(text: string, newline: string, delimiter: string, 
     start = end + newline.length;
   }
   return start < text.length ? `${numbered}${number}${delimiter}${text.slice(start)}\n` : numbered;
+}
+
+/** The text without its first line (a header): checked by `copyReadsAsParsed`, so its first line is its first record. */
+export function afterFirstLine(csv: CsvText): CsvText {
+  return { ...csv, text: csv.text.slice(csv.text.indexOf(csv.newline) + csv.newline.length) };
 }

@@ -1,7 +1,7 @@
 import type { Db, Queryable } from '../db/connect.js';
 import { type ColumnType, type DatasetColumn, conversionSql, inferType, sqlTypeOf, storedValue, widenFor } from './column-types.js';
 import { CopyBatcher, copyField } from './copy-batcher.js';
-import { numberedLines } from './csv-as-copy.js';
+import { afterFirstLine, numberedLines } from './csv-as-copy.js';
 import { badFile } from './file-problems.js';
 import { columnIdentifiers, quoteIdentifier } from './identifiers.js';
 import { datasetRowsLoaded } from '../platform/metrics.js';
@@ -83,8 +83,7 @@ async function* checkedBatches(source: IngestSource, header: { names?: string[] 
       records = batch.slice(1);
     }
     const checked: RecordBatch = records.map((record) => checkWidth(source.kind, record, width!));
-    // The header's batch goes without its text, which holds the header.
-    if (records === batch) checked.csv = batch.csv;
+    if (batch.csv) checked.csv = records === batch ? batch.csv : afterFirstLine(batch.csv);
     yield checked;
   }
   if (header.names === undefined) throw badFile('The file is empty.');
@@ -111,9 +110,11 @@ export async function ingest(source: IngestSource, target: IngestTarget): Promis
   const batches = checkedBatches(source, header);
   try {
     const sample: TableRecord[] = [];
+    const sampleBatches: RecordBatch[] = [];
     let next = await batches.next();
     for (; !next.done; next = await batches.next()) {
       sample.push(...next.value);
+      sampleBatches.push(next.value);
       if (sample.length >= sampleRows) break;
     }
     const columns = chooseColumns(source, header.names!, sample);
@@ -128,7 +129,7 @@ export async function ingest(source: IngestSource, target: IngestTarget): Promis
     await target.db.exec(`CREATE TABLE ${table} (${definitions.join(', ')})`);
     try {
       const loader = new RowLoader(target.db, table, columns, source.kind, source.maxRows);
-      await loader.add(sample);
+      for (const batch of sampleBatches) await loader.add(batch);
       if (!next.done) for (next = await batches.next(); !next.done; next = await batches.next()) await loader.add(next.value);
       await loader.finish();
       await target.db.exec(`ALTER TABLE ${table} ADD PRIMARY KEY (_row_id)`);

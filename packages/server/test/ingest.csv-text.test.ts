@@ -35,6 +35,7 @@ describe('CSV text that COPY reads as papaparse did', () => {
     expect(numberedLines('a,b\nc,d\n', '\n', ',', 7)).toBe('7,a,b\n8,c,d\n');
     expect(numberedLines('a;b\r\nc;d', '\r\n', ';', 1)).toBe('1;a;b\n2;c;d\n');
     expect(afterFirstLine({ text: 'x;y\r\na;b\r\n', delimiter: ';', newline: '\r\n' }).text).toBe('a;b\r\n');
+    expect(afterFirstLine({ text: 'x;y', delimiter: ';', newline: '\n' }).text).toBe('');
   });
 });
 

@@ -63,5 +63,6 @@ export function numberedLines(text: string, newline: string, delimiter: string, 
 
 /** The text without its first line (a header): checked by `copyReadsAsParsed`, so its first line is its first record. */
 export function afterFirstLine(csv: CsvText): CsvText {
-  return { ...csv, text: csv.text.slice(csv.text.indexOf(csv.newline) + csv.newline.length) };
+  const end = csv.text.indexOf(csv.newline);
+  return { ...csv, text: end === -1 ? '' : csv.text.slice(end + csv.newline.length) };
 }

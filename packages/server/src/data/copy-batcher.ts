@@ -50,9 +50,7 @@ export class CopyBatcher {
 
   /** A row in COPY text format: its fields (already escaped by copyField) separated by tabs, without the ending newline. */
   addLine(line: string): void {
-    this.text += `${line}\n`;
-    this.rows += 1;
-    if (this.text.length >= writeChars) this.writeText();
+    this.addText(`${line}\n`, 1);
   }
 
   /** `rows` whole lines in the format chosen with `use`, each ending in a line break (a file's last line may not). */

@@ -1,7 +1,7 @@
 import type { CsvText } from './table-record.js';
 
 /** Occurrences of `part` in `text`. */
-function count(text: string, part: string): number {
+export function occurrences(text: string, part: string): number {
   let found = 0;
   for (let at = text.indexOf(part); at !== -1; at = text.indexOf(part, at + part.length)) found += 1;
   return found;
@@ -9,8 +9,8 @@ function count(text: string, part: string): number {
 
 /** Whether `text` holds exactly `lines` line breaks, each a `newline` (the one the parser split records at). */
 function lineBreaks(text: string, newline: string, lines: number): boolean {
-  if (newline === '\n') return !text.includes('\r') && count(text, '\n') === lines;
-  return newline === '\r\n' && count(text, '\r\n') === lines && count(text, '\r') === lines && count(text, '\n') === lines;
+  if (newline === '\n') return !text.includes('\r') && occurrences(text, '\n') === lines;
+  return newline === '\r\n' && occurrences(text, '\r\n') === lines && occurrences(text, '\r') === lines && occurrences(text, '\n') === lines;
 }
 
 const endsField = (text: string, at: number, delimiter: string): boolean =>

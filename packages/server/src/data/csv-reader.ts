@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import Papa from 'papaparse';
 import type { ApiError } from '../platform/errors.js';
 import { badFile } from './file-problems.js';
-import { copyReadsAsParsed } from './csv-as-copy.js';
+import { copyReadsAsParsed, occurrences } from './csv-as-copy.js';
 import type { RecordBatch } from './table-record.js';
 
 const candidates = [',', ';', '\t'] as const;
@@ -20,11 +20,13 @@ export function detectDelimiter(headerLine: string): string {
   return best;
 }
 
+const countLines = (text: string): number => occurrences(text, '\n');
+
 function lineOfFirstInvalidByte(decodedSoFar: number, chunk: Buffer): number {
   const lenient = new TextDecoder('utf-8').decode(chunk);
   const bad = lenient.indexOf('\uFFFD');
   const before = lenient.slice(0, Math.max(bad, 0));
-  return decodedSoFar + (before.match(/\n/g)?.length ?? 0) + 1;
+  return decodedSoFar + countLines(before) + 1;
 }
 
 /** How many bytes a UTF-8 sequence starting with `lead` has; 0 for a byte no sequence starts with. */
@@ -62,7 +64,7 @@ async function* decodeUtf8(source: AsyncIterable<Buffer>): AsyncGenerator<string
       first = false;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
-    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines += 1;
+    lines += countLines(text);
     if (text) yield text;
   }
   if (carried) throw badFile(`The file is not UTF-8 text: it ends in the middle of a character (line ${lines + 1}).`);
@@ -102,12 +104,6 @@ function newlineOf(headerLine: string, text: string): '\r\n' | '\n' | '\r' {
   if (headerLine.endsWith('\r')) return '\r\n';
   return !text.includes('\n') && text.includes('\r') ? '\r' : '\n';
 }
-
-const countLines = (text: string): number => {
-  let lines = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines += 1;
-  return lines;
-};
 
 interface PapaResult {
   data: string[][];

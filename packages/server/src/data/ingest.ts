@@ -109,15 +109,15 @@ export async function ingest(source: IngestSource, target: IngestTarget): Promis
   const header: { names?: string[] } = {};
   const batches = checkedBatches(source, header);
   try {
-    const sample: TableRecord[] = [];
     const sampleBatches: RecordBatch[] = [];
+    let sampled = 0;
     let next = await batches.next();
     for (; !next.done; next = await batches.next()) {
-      sample.push(...next.value);
       sampleBatches.push(next.value);
-      if (sample.length >= sampleRows) break;
+      sampled += next.value.length;
+      if (sampled >= sampleRows) break;
     }
-    const columns = chooseColumns(source, header.names!, sample);
+    const columns = chooseColumns(source, header.names!, sampleBatches.flat());
     for (const column of Object.keys(source.pinnedTypes ?? {})) {
       if (!columns.some((c) => c.name === column || c.originalName === column)) {
         throw badFile(`The file has no column "${column}" to give a type.`);

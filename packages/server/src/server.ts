@@ -1,6 +1,7 @@
 import { listenForAdmin } from './admin/socket.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import { ingestThreads } from './data/ingest-thread.js';
 import { startJobLoop } from './data/jobs.js';
 import { spoolDirectory, sweepSpoolLeftovers } from './data/upload-spool.js';
 import { openRuntime } from './runtime.js';
@@ -41,6 +42,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;
     throw new Error(`port ${config.port} on ${config.host} is already in use (another Vigil?); stop what uses it or set PORT to another port`);
   });
+  if (config.role !== 'worker') ingestThreads.warm();
   const [{ exists: hasOrganizations }] = await runtime.db.query<{ exists: boolean }>(`SELECT EXISTS (SELECT 1 FROM organizations) AS exists`);
   return {
     url,

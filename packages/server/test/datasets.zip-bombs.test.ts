@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingestThreads } from '../src/data/ingest-thread.js';
 import { spoolDirectory } from '../src/data/upload-spool.js';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { createProject, type Dataset, dropProjectSchemas, type ErrorBody, eventually, tablesOf, upload } from './support/data.js';
@@ -40,8 +41,10 @@ describe.each(databaseKinds())('zip bombs uploaded as .xlsx on %s', (kind) => {
     // exceljs spooled sheets into os.tmpdir(): a private one shows whether anything still lands there.
     tmpDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-zip-tmp-'));
     t = await startTestApp(kind, { config: { maxUploadBytes: 32 * mib, dataDir } });
-    // Set once the app runs: the embedded database's worker thread, loaded through tsx, keeps
-    // tsx's compile cache in the temporary directory it started with, which is not the upload's business.
+    // Set once the app runs and an ingest thread waits, as the server starts one: the embedded
+    // database's thread and the ingest threads, loaded through tsx, keep tsx's compile cache in the
+    // temporary directory they started with, which is not the upload's business.
+    ingestThreads.warm();
     process.env.TMPDIR = tmpDir;
     org = await t.createOrg('business', { rateLimitPerMinute: 100_000 });
     projectId = await createProject(t, org);

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { afterFirstLine, copyReadsAsParsed, numberedLines } from '../src/data/csv-as-copy.js';
 import { readCsvRecords } from '../src/data/csv-reader.js';
+import { loadingDb } from '../src/db/connect.js';
 import { type IngestResult, dropTable, ingest } from '../src/data/ingest.js';
 import type { RecordBatch } from '../src/data/table-record.js';
-import { datasetRowsLoaded } from '../src/platform/metrics.js';
+import { countRowsLoaded, datasetRowsLoaded } from '../src/platform/metrics.js';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './support/databases.js';
 
 describe('CSV text that COPY reads as papaparse did', () => {
@@ -123,7 +124,7 @@ describe.each(databaseKinds())('a CSV loaded as its text or rewritten, on %s', (
   async function load(table: string, text: string, rewriteAll: boolean): Promise<{ result: IngestResult; rows: unknown[]; asWritten: number; rewritten: number }> {
     const before = await rowsLoaded();
     const records = readCsvRecords(chunks(text, 8192));
-    const result = await ingest({ kind: 'csv', records: rewriteAll ? rewrittenOnly(records) : records }, { db: database.db, schema, table });
+    const result = await ingest({ kind: 'csv', records: rewriteAll ? rewrittenOnly(records) : records }, { db: loadingDb(database.db), schema, table, countLoaded: countRowsLoaded });
     const after = await rowsLoaded();
     const rows = await database.db.query<{ row: unknown }>(`SELECT to_jsonb(t) AS row FROM ${schema}.${table} t ORDER BY _row_id`);
     return { result, rows: rows.map(({ row }) => row), asWritten: after.asWritten - before.asWritten, rewritten: after.rewritten - before.rewritten };

@@ -1,4 +1,4 @@
-import { copyRows, type Db } from '../db/connect.js';
+import type { LoadingDb } from '../db/connect.js';
 
 const needsEscape = /[\\\t\n\r\0]/;
 
@@ -37,7 +37,7 @@ export class CopyBatcher {
   private inFlight: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly db: Db,
+    private readonly db: LoadingDb,
     private readonly target: string,
   ) {}
 
@@ -88,7 +88,7 @@ export class CopyBatcher {
     [this.filling, this.loading] = [this.loading, this.filling];
     this.bytes = 0;
     this.rows = 0;
-    this.inFlight = copyRows(this.db, this.target, batch, this.options);
+    this.inFlight = this.db.copyRows(this.target, batch, this.options);
     // Awaited by the next send or drain; marked handled so a failure in between is not reported twice.
     this.inFlight.catch(() => undefined);
   }

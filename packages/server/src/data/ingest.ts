@@ -1,10 +1,9 @@
-import type { Db, Queryable } from '../db/connect.js';
+import type { LoadingDb, Queryable } from '../db/connect.js';
 import { type ColumnType, type DatasetColumn, conversionSql, inferType, sqlTypeOf, storedValue, widenFor } from './column-types.js';
 import { CopyBatcher, copyField } from './copy-batcher.js';
 import { afterFirstLine, numberedLines } from './csv-as-copy.js';
 import { badFile } from './file-problems.js';
 import { columnIdentifiers, quoteIdentifier } from './identifiers.js';
-import { datasetRowsLoaded } from '../platform/metrics.js';
 import { lockProjectSchemaSql } from '../platform/project-schema.js';
 import { type CsvText, type RecordBatch, type SourceKind, type TableRecord, locate } from './table-record.js';
 
@@ -25,10 +24,15 @@ export interface IngestSource {
   maxRows?: number;
 }
 
+/** How a batch of rows went to COPY: as the CSV text it came in, or converted field by field. */
+export type RowsLoad = 'as_written' | 'rewritten';
+
 export interface IngestTarget {
-  db: Db;
+  db: LoadingDb;
   schema: string;
   table: string;
+  /** Told of every batch loaded (the metric vigil_dataset_rows_loaded_total). */
+  countLoaded: (load: RowsLoad, rows: number) => void;
 }
 
 export interface IngestResult {
@@ -128,7 +132,7 @@ export async function ingest(source: IngestSource, target: IngestTarget): Promis
     const definitions = ['_row_id bigint NOT NULL', ...columns.map((c) => `${quoteIdentifier(c.name)} ${sqlTypeOf[c.type]}`)];
     await target.db.exec(`CREATE TABLE ${table} (${definitions.join(', ')})`);
     try {
-      const loader = new RowLoader(target.db, table, columns, source.kind, source.maxRows);
+      const loader = new RowLoader(target, table, columns, source.kind, source.maxRows);
       for (const batch of sampleBatches) await loader.add(batch);
       if (!next.done) for (next = await batches.next(); !next.done; next = await batches.next()) await loader.add(next.value);
       await loader.finish();
@@ -158,13 +162,13 @@ class RowLoader {
   private csvOptions?: string;
 
   constructor(
-    private readonly db: Db,
+    private readonly target: IngestTarget,
     private readonly table: string,
     private readonly columns: LoadColumn[],
     private readonly kind: SourceKind,
     private readonly maxRows: number | undefined,
   ) {
-    this.batcher = new CopyBatcher(db, `${table} (${['_row_id', ...columns.map((c) => quoteIdentifier(c.name))].join(', ')})`);
+    this.batcher = new CopyBatcher(target.db, `${table} (${['_row_id', ...columns.map((c) => quoteIdentifier(c.name))].join(', ')})`);
     this.checkedColumns = columns.flatMap((column, index) => (column.type === 'text' ? [] : [index]));
   }
 
@@ -178,11 +182,11 @@ class RowLoader {
       await this.batcher.use((this.csvOptions ??= csvCopyOptions(csv, this.columns)));
       this.batcher.addText(numberedLines(csv.text, csv.newline, csv.delimiter, this.rowCount + 1), records.length);
       this.rowCount += records.length;
-      datasetRowsLoaded.inc({ load: 'as_written' }, records.length);
+      this.target.countLoaded('as_written', records.length);
     } else {
       await this.batcher.use('');
       for (let stop = this.convert(records, 0); stop < records.length; stop = this.convert(records, stop)) await this.widen(records[stop]);
-      datasetRowsLoaded.inc({ load: 'rewritten' }, records.length);
+      this.target.countLoaded('rewritten', records.length);
     }
     await this.batcher.sendWhenFull();
   }
@@ -257,7 +261,7 @@ class RowLoader {
     const to: ColumnType = widenFor(column.type, raw);
     await this.batcher.drain();
     const name = quoteIdentifier(column.name);
-    await this.db.exec(`ALTER TABLE ${this.table} ALTER COLUMN ${name} TYPE ${sqlTypeOf[to]} USING ${conversionSql(name, column.type, to)}`);
+    await this.target.db.exec(`ALTER TABLE ${this.table} ALTER COLUMN ${name} TYPE ${sqlTypeOf[to]} USING ${conversionSql(name, column.type, to)}`);
     column.type = to;
   }
 }

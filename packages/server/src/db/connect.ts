@@ -113,6 +113,22 @@ export function copyRows(db: Db, target: string, rows: string | Uint8Array<Array
   throw new Error('This database handle cannot bulk-load rows.');
 }
 
+/**
+ * What loading a table takes of a database: statements, and COPY into `target` (`"schema"."table"
+ * (columns)`). A Db gives it with `loadingDb`; an ingest thread gives it by asking the main thread.
+ */
+export interface LoadingDb extends Queryable {
+  copyRows(target: string, rows: Uint8Array<ArrayBuffer>, options: string): Promise<void>;
+}
+
+export function loadingDb(db: Db): LoadingDb {
+  return {
+    query: (sql, params) => db.query(sql, params),
+    exec: (sql) => db.exec(sql),
+    copyRows: (target, rows, options) => copyRows(db, target, rows, options),
+  };
+}
+
 /** An embedded database's rows of `source` (`"schema"."table" ("col", …)`, from code) in COPY text format. */
 export function readEmbeddedRows(db: Db, source: string): Promise<string> {
   if (db instanceof EmbeddedDb) return db.readRows(source);

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { type EmbeddedError, type EmbeddedReply, type EmbeddedTask, type EmbeddedWorkerData, runningSlotCount, runningSlots } from './embedded-messages.js';
+import { startThread } from '../platform/threads.js';
 import { DatabaseUnavailable } from './unavailable.js';
 import { idle } from './wire-protocol.js';
 
@@ -13,9 +14,6 @@ export class StatementStopped extends DatabaseUnavailable {
     this.name = 'StatementStopped';
   }
 }
-
-/** From the TypeScript sources (run through tsx) the worker starts by registering tsx's loader, which it does not inherit. */
-const workerFile = new URL(import.meta.url.endsWith('.ts') ? './embedded-worker-tsx.mjs' : './embedded-worker.js', import.meta.url);
 
 const pgliteFiles = new URL('.', pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')));
 let compiled: Promise<EmbeddedWorkerData['modules']> | undefined;
@@ -73,7 +71,7 @@ export class EmbeddedThread {
       onLost: (error: DatabaseUnavailable) => void;
     },
   ) {
-    this.worker = new Worker(workerFile, { workerData: { ...options, running: this.running.buffer } });
+    this.worker = startThread('./embedded-worker', import.meta.url, { workerData: { ...options, running: this.running.buffer } });
     this.checker = setInterval(() => this.checkRunning(), checkEveryMs).unref();
     this.ready = new Promise<Buffer>((resolve, reject) => {
       this.worker.on('message', (reply: EmbeddedReply) => {

@@ -1,3 +1,4 @@
+import type { RowsLoad } from '../data/ingest.js';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
@@ -48,6 +49,14 @@ export const datasetRowsLoaded = new Counter({
   name: 'vigil_dataset_rows_loaded_total',
   help: 'Rows loaded into datasets by uploads and imports, by how: as_written (CSV text loaded as it came) or rewritten (converted field by field).',
   labelNames: ['load'] as const,
+  registers,
+});
+
+export const countRowsLoaded = (load: RowsLoad, rows: number): void => datasetRowsLoaded.inc({ load }, rows);
+
+export const ingestThreadsBusy = new Gauge({
+  name: 'vigil_ingest_threads_busy',
+  help: 'Uploads being read and loaded now, each on a thread of its own.',
   registers,
 });
 

@@ -1,10 +1,11 @@
-import type { Queryable } from '../../db/connect.js';
+import { type Queryable, loadingDb } from '../../db/connect.js';
 import { quoteIdentifier } from '../../data/identifiers.js';
 import { dropTable, ingest } from '../../data/ingest.js';
 import { announceJob, type JobRunner, maxAttempts, runOneJob } from '../../data/jobs.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { ServiceContext } from '../../platform/context.js';
 import { conflict, found, invalid } from '../../platform/errors.js';
+import { countRowsLoaded } from '../../platform/metrics.js';
 import { projectSchemaName } from '../../platform/project-schema.js';
 import type { Dataset } from '../datasets/schema.js';
 import type { DatasetService } from '../datasets/service.js';
@@ -77,7 +78,7 @@ export class ImportService implements JobRunner {
       const loaded = await driverFor(row.db_type).read(target, sql, (result) =>
         ingest(
           { kind: 'database', records: result.records, headers: result.headers, sourceTypes: result.types, maxRows },
-          { db: this.ctx.db, schema, table: loadInto },
+          { db: loadingDb(this.ctx.db), schema, table: loadInto, countLoaded: countRowsLoaded },
         ),
       );
       const ready = await this.ctx.db.transaction(async (tx) => {

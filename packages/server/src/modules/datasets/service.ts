@@ -1,15 +1,14 @@
-import type { Queryable } from '../../db/connect.js';
+import { type Queryable, loadingDb } from '../../db/connect.js';
 import { type ColumnType, columnTypes } from '../../data/column-types.js';
-import { readCsvRecords } from '../../data/csv-reader.js';
 import { badFile, limitBytes, peek } from '../../data/file-problems.js';
 import { alertsViewName } from '../../ai/project-reader.js';
 import { firstFree, tableIdentifier } from '../../data/identifiers.js';
-import { type IngestResult, type IngestSource, dropTable, ingest } from '../../data/ingest.js';
+import { dropTable } from '../../data/ingest.js';
+import type { IngestJob } from '../../data/ingest-messages.js';
+import { ingestThreads } from '../../data/ingest-thread.js';
 import { type JobRunner, periodically } from '../../data/jobs.js';
 import { readRows } from '../../data/table-reader.js';
-import type { TableRecord } from '../../data/table-record.js';
 import { spoolDirectory } from '../../data/upload-spool.js';
-import { readXlsxRecords } from '../../data/xlsx-reader.js';
 import { recordEvent } from '../../events/outbox.js';
 import type { ServiceContext } from '../../platform/context.js';
 import { conflict, found, invalid } from '../../platform/errors.js';
@@ -121,9 +120,13 @@ export class DatasetService implements JobRunner {
     found(await findProject(this.ctx.db, orgId, projectId), 'project');
     const { head, all } = await peek(limitBytes(upload.body, this.maxUploadBytes));
     if (head.length === 0) throw badFile('The file is empty.');
-    const records = this.recordsOf(upload, head, all);
+    const kind = this.kindOf(upload, head);
     const dataset = await this.reserve(orgId, projectId, datasetName(upload), 'upload', null);
-    const finished = await this.load(dataset, { kind: head.subarray(0, 4).equals(zipMagic) ? 'xlsx' : 'csv', records, pinnedTypes: types });
+    const job: IngestJob = { kind, sheet: upload.sheet, spoolDir: spoolDirectory(this.ctx.config.dataDir), pinnedTypes: types, schema: projectSchemaName(projectId), table: dataset.tableName };
+    const finished = await ingestThreads.run(job, all, loadingDb(this.ctx.db)).catch(async (error: unknown) => {
+      await deleteDatasetById(this.ctx.db, dataset.id);
+      throw error;
+    });
     const ready = await this.ctx.db.transaction(async (tx) => {
       const marked = await markReady(tx, dataset.id, finished, this.ctx.clock.now());
       if (marked) await recordEvent(tx, this.ctx.clock, orgId, 'csv.uploaded', marked);
@@ -134,12 +137,12 @@ export class DatasetService implements JobRunner {
     throw conflict('The dataset was deleted while the file was uploading.');
   }
 
-  private recordsOf(upload: Upload, head: Buffer, all: AsyncGenerator<Buffer>): AsyncIterable<TableRecord[]> {
+  private kindOf(upload: Upload, head: Buffer): IngestJob['kind'] {
     const saysExcel = upload.contentType === xlsxContentType || /\.xlsx$/i.test(upload.fileName ?? '');
     if (head.subarray(0, 4).equals(oleMagic)) throw badFile('Old .xls workbooks are not supported: save the file as .xlsx or CSV.');
-    if (head.subarray(0, 4).equals(zipMagic)) return readXlsxRecords(all, { sheet: upload.sheet, spoolDir: spoolDirectory(this.ctx.config.dataDir) });
+    if (head.subarray(0, 4).equals(zipMagic)) return 'xlsx';
     if (saysExcel) throw badFile('The file is not an Excel workbook (.xlsx).');
-    return readCsvRecords(all);
+    return 'csv';
   }
 
   /** A new `importing` dataset whose table name, derived from its name, is free in the project. */
@@ -158,16 +161,6 @@ export class DatasetService implements JobRunner {
       const input = { id: newId('dataset', at.getTime()), projectId, name, tableName: firstFree(base, (c) => taken.has(c) || c === alertsViewName), source, connectionId };
       const dataset = await insertDataset(db, orgId, input, at);
       if (dataset) return dataset;
-    }
-  }
-
-  /** Fills a reserved dataset's table; on failure the dataset and its table are removed and the error rethrown. */
-  private async load(dataset: Dataset, source: IngestSource): Promise<IngestResult> {
-    try {
-      return await ingest(source, { db: this.ctx.db, schema: projectSchemaName(dataset.projectId), table: dataset.tableName });
-    } catch (error) {
-      await deleteDatasetById(this.ctx.db, dataset.id);
-      throw error;
     }
   }
 

@@ -8,7 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { type RunningServer, startServer } from './support/processes.js';
 import { type BenchMode, fullRun, sized } from './support/mode.js';
-import { seedAlerts } from './support/seed.js';
+import { assertAllAnswered, type LoadResult, pacedLoadApart } from './support/load.js';
+import { type SeededOrg, seedAlerts } from './support/seed.js';
 
 const secretKey = 'bench-secret-key-0123456789abcdef0123456789';
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
@@ -145,6 +146,32 @@ async function ingestDatabase(): Promise<IngestDatabase> {
   };
 }
 
+interface NeighbourLatency {
+  alone: LoadResult;
+  during: LoadResult;
+  uploads: number;
+}
+
+/**
+ * What one organization's uploads cost another's requests: organization B's `GET /alerts` at a
+ * steady 50 per second (from a process of its own), alone and then while organization A uploads
+ * `file` back to back.
+ */
+async function neighbourLatency(baseUrl: string, uploader: SeededOrg, file: string, neighbour: SeededOrg, seconds: number): Promise<NeighbourLatency> {
+  const target = { url: `${baseUrl}/api/v1/alerts?limit=20`, headers: { authorization: `Bearer ${neighbour.apiKey}` } };
+  const alone = await pacedLoadApart(target, 50, 4, seconds, 1);
+  let uploads = 0;
+  let uploading = true;
+  const uploadingLoop = (async () => {
+    while (uploading) await uploadFile(baseUrl, uploader.apiKey, uploader.projectId, file, `busy_${uploads++}`);
+  })();
+  const during = await pacedLoadApart(target, 50, 4, seconds, 1);
+  uploading = false;
+  await uploadingLoop;
+  assertAllAnswered('organization B during organization A\'s uploads', [alone, during]);
+  return { alone, during, uploads };
+}
+
 /**
  * Uploads a 100k-row, 10-column CSV to a Vigil server on PostgreSQL (one child process, role all)
  * while sampling the server's RSS, exports the dataset as CSV and JSON through the worker, and
@@ -203,6 +230,8 @@ export async function runIngestBench(mode: BenchMode = fullRun): Promise<string>
       const beforeMillionExport = server.rssBytes();
       if (million.result.rowCount !== millionRows) throw new Error(`the dataset has ${million.result.rowCount} rows, not ${millionRows}`);
       const millionExport = await withPeakRss(server, () => exportDataset(server.url, org.apiKey, million.result.id, 'csv'));
+      const neighbour = await neighbourLatency(server.url, { ...org, projectId: project.data.id }, file, await seedAlerts(server.url, env, 20), sized(mode, 6, 1));
+      const ms = (value: number) => `${value.toFixed(2)} ms`;
       const rate = (seconds: number) => Math.round(rowCount / seconds).toLocaleString('en-US');
       return [
         `### Ingest and export (${rowCount.toLocaleString('en-US')} rows × 10 columns)`,
@@ -218,6 +247,8 @@ export async function runIngestBench(mode: BenchMode = fullRun): Promise<string>
         `| Vigil export as JSON (POST → completed) | ${jsonExport.seconds.toFixed(2)} s | ${rate(jsonExport.seconds)} | ${mib(jsonExport.sizeBytes)} MiB file |`,
         `| Vigil upload, ${millionRows.toLocaleString('en-US')} rows × 3 columns (${mib(millionBytes)} MiB) | ${millionUploadSeconds.toFixed(2)} s | ${Math.round(millionRows / millionUploadSeconds).toLocaleString('en-US')} | server RSS ${mib(beforeMillion)} → peak ${mib(million.peak)} MiB (+${mib(million.peak - beforeMillion)} MiB) |`,
         `| Vigil export of those ${millionRows.toLocaleString('en-US')} rows as CSV | ${millionExport.result.seconds.toFixed(2)} s | ${Math.round(millionRows / millionExport.result.seconds).toLocaleString('en-US')} | server RSS ${mib(beforeMillionExport)} → peak ${mib(millionExport.peak)} MiB (+${mib(millionExport.peak - beforeMillionExport)} MiB) |`,
+        `| organization B's \`GET /alerts\` at 50/s, alone | p50 ${ms(neighbour.alone.p50Ms)} | p99 ${ms(neighbour.alone.p99Ms)} | |`,
+        `| the same while organization A uploads this file back to back | p50 ${ms(neighbour.during.p50Ms)} | p99 ${ms(neighbour.during.p99Ms)} | ${neighbour.uploads} uploads meanwhile |`,
         '',
         `Vigil ÷ psql \\copy: ${(copySeconds / uploadSeconds).toFixed(2)} (first upload), ${(copySeconds / againSeconds).toFixed(2)} (again); target ≥ 0.50.`,
         '',

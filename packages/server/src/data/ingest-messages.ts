@@ -17,7 +17,7 @@ export interface IngestJob {
 export type StatementRequest =
   | { op: 'query'; sql: string; params?: readonly unknown[] }
   | { op: 'exec'; sql: string }
-  | { op: 'copy'; target: string; rows: Uint8Array<ArrayBuffer>; options: string };
+  | { op: 'copy'; target: string; rows: Uint8Array; options: string };
 
 /** An error the thread ended its job with: an ApiError's parts, or `mainError`, the number of one the main thread raised and kept. */
 export interface ThreadError {
@@ -37,7 +37,7 @@ export type ThreadMessage =
 
 /** What the main thread answers: the file's next bytes (or its end, or that reading it failed), a statement's rows or its error. */
 export type MainMessage =
-  | { op: 'bytes'; chunk: Uint8Array<ArrayBuffer> }
+  | { op: 'bytes'; chunk: Uint8Array }
   | { op: 'end' }
   | { op: 'sourceFailed'; mainError: number }
   | { op: 'answer'; id: number; rows: unknown[] }

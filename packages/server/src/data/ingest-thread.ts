@@ -62,17 +62,16 @@ class JobOnThread {
     }
   }
 
-  private post(message: MainMessage, transfer: ArrayBuffer[] = []): void {
-    this.port.postMessage(message, transfer);
+  private post(message: MainMessage): void {
+    this.port.postMessage(message);
   }
 
   private async forwardChunk(): Promise<void> {
     try {
       const next = await this.reading.next();
       if (next.done) return this.post({ op: 'end' });
-      // A copy that moves to the thread: a socket's chunks may share their memory with others.
-      const chunk = new Uint8Array(next.value);
-      this.post({ op: 'bytes', chunk }, [chunk.buffer]);
+      // Cloned, not moved: a socket's chunks may share their memory with others.
+      this.post({ op: 'bytes', chunk: next.value });
     } catch (error) {
       this.post({ op: 'sourceFailed', mainError: this.raised.push(error) - 1 });
     }

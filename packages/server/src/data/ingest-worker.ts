@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
 import { type MessagePort, parentPort } from 'node:worker_threads';
 import type { LoadingDb } from '../db/connect.js';
 import { ApiError } from '../platform/errors.js';
@@ -32,9 +34,7 @@ class MainThreadLink {
       await this.ask({ op: 'exec', sql });
     },
     copyRows: async (target, rows, options) => {
-      // A copy of the batch moves to the main thread; the batcher fills its own buffer again.
-      const moved = rows.slice();
-      await this.ask({ op: 'copy', target, rows: moved, options }, [moved.buffer]);
+      await this.ask({ op: 'copy', target, rows, options });
     },
   };
 
@@ -59,11 +59,11 @@ class MainThreadLink {
     }
   }
 
-  private ask(request: StatementRequest, transfer: ArrayBuffer[] = []): Promise<unknown[]> {
+  private ask(request: StatementRequest): Promise<unknown[]> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.port.postMessage({ ...request, id } satisfies ThreadMessage, transfer);
+      this.port.postMessage({ ...request, id } satisfies ThreadMessage);
     });
   }
 
@@ -100,10 +100,29 @@ async function run(job: IngestJob, link: MainThreadLink): Promise<void> {
   }
 }
 
+/** How far below the server's other threads an ingest thread runs (nice on Linux, at most 19). */
+const niceBelowServer = 10;
+
+/**
+ * Lowers this thread's priority, so that when an upload and requests want the same core the
+ * requests go first. On Linux a thread has a nice value of its own, set through its thread id;
+ * elsewhere (no /proc/thread-self) the thread keeps the process's.
+ */
+function yieldToRequests(): void {
+  let threadId: number;
+  try {
+    threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  } catch {
+    return;
+  }
+  os.setPriority(threadId, Math.min(19, os.getPriority(threadId) + niceBelowServer));
+}
+
 /**
  * An ingest thread (ingest-thread.ts): it reads uploaded files and loads them, one job at a time,
  * so that parsing a file and checking its values never hold the server's event loop. Each job
  * comes with a port of its own, on which the main thread hands over the file's bytes and runs
  * the job's statements.
  */
+yieldToRequests();
 parentPort!.on('message', ({ job, port }: { job: IngestJob; port: MessagePort }) => void run(job, new MainThreadLink(port)));

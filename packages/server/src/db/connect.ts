@@ -73,7 +73,7 @@ class PostgresDb extends PooledDb implements Db {
     return new PostgresDb({ ...this.poolOptions, max: size }, this.listenerOptions);
   }
 
-  copyRows(target: string, rows: string | Uint8Array<ArrayBuffer>, options: string): Promise<void> {
+  copyRows(target: string, rows: string | Uint8Array, options: string): Promise<void> {
     return this.onConnection((client) => guarded(() => pipeline(Readable.from([rows]), client.query(copyFrom(`COPY ${target} FROM STDIN ${options}`)))));
   }
 
@@ -108,7 +108,7 @@ const clientGraceMs = 1_000;
  * format or as `options` (COPY's options from code, e.g. `(FORMAT csv)`) say: COPY FROM STDIN on
  * PostgreSQL, COPY FROM '/dev/blob' on PGlite.
  */
-export function copyRows(db: Db, target: string, rows: string | Uint8Array<ArrayBuffer>, options = ''): Promise<void> {
+export function copyRows(db: Db, target: string, rows: string | Uint8Array, options = ''): Promise<void> {
   if (db instanceof EmbeddedDb || db instanceof PostgresDb) return db.copyRows(target, rows, options);
   throw new Error('This database handle cannot bulk-load rows.');
 }
@@ -118,7 +118,7 @@ export function copyRows(db: Db, target: string, rows: string | Uint8Array<Array
  * (columns)`). A Db gives it with `loadingDb`; an ingest thread gives it by asking the main thread.
  */
 export interface LoadingDb extends Queryable {
-  copyRows(target: string, rows: Uint8Array<ArrayBuffer>, options: string): Promise<void>;
+  copyRows(target: string, rows: Uint8Array, options: string): Promise<void>;
 }
 
 export function loadingDb(db: Db): LoadingDb {

@@ -4,7 +4,7 @@ export type EmbeddedRequest =
   | { op: 'data'; session: number; bytes: Uint8Array }
   | { op: 'disconnect'; session: number }
   /** COPY … FROM '/dev/blob' with `rows` in COPY text format as the blob. */
-  | { op: 'copyFrom'; id: number; sql: string; rows: string | Uint8Array<ArrayBuffer> }
+  | { op: 'copyFrom'; id: number; sql: string; rows: string | Uint8Array }
   /** COPY … TO '/dev/blob': the blob's text comes back. */
   | { op: 'copyTo'; id: number; sql: string }
   | { op: 'listen' | 'unlisten'; id: number; channel: string }

@@ -222,7 +222,8 @@ export class EmbeddedSessions {
   private async task(task: EmbeddedTask): Promise<unknown> {
     switch (task.op) {
       case 'copyFrom':
-        await this.lite.query(task.sql, [], { blob: new Blob([task.rows]) });
+        // Node's Blob copies its parts, shared memory (an ingest batch's) included; the DOM's types admit only unshared ones.
+        await this.lite.query(task.sql, [], { blob: new Blob([task.rows as string | Uint8Array<ArrayBuffer>]) });
         return undefined;
       case 'copyTo': {
         const result = await this.lite.query(task.sql);

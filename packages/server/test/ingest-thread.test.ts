@@ -1,0 +1,121 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import os from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LoadingDb, loadingDb } from '../src/db/connect.js';
+import { DatabaseUnavailable } from '../src/db/unavailable.js';
+import type { IngestJob } from '../src/data/ingest-messages.js';
+import { ingestThreads } from '../src/data/ingest-thread.js';
+import { ApiError } from '../src/platform/errors.js';
+import { ingestThreadsBusy } from '../src/platform/metrics.js';
+import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
+import { createProject, type Dataset, dropProjectSchemas, eventually, upload } from './support/data.js';
+import { databaseKinds } from './support/databases.js';
+
+const busyThreads = async (): Promise<number> => (await ingestThreadsBusy.get()).values[0]?.value ?? 0;
+
+/** The nice value of each thread of this process (Linux: field 19 of /proc/self/task/<tid>/stat). */
+async function threadNices(): Promise<number[]> {
+  const nices: number[] = [];
+  for (const task of await readdir('/proc/self/task')) {
+    const stat = await readFile(`/proc/self/task/${task}/stat`, 'utf8').catch(() => undefined);
+    // The command name, in parentheses, may hold spaces: fields are counted after it.
+    if (stat) nices.push(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  }
+  return nices;
+}
+
+const csv = (rows: number) => `id,label\n${Array.from({ length: rows }, (_, index) => `${index + 1},row ${index + 1}`).join('\n')}\n`;
+
+async function* chunksOf(text: string): AsyncGenerator<Buffer> {
+  for (let at = 0; at < text.length; at += 8192) yield Buffer.from(text.slice(at, at + 8192));
+}
+
+describe.each(databaseKinds())('uploads read on threads of their own, on %s', (kind) => {
+  let t: TestApp;
+  let org: TestOrg;
+  let neighbour: TestOrg;
+  let projectId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    org = await t.createOrg('business', { rateLimitPerMinute: 100_000 });
+    neighbour = await t.createOrg('business', { name: 'Neighbour', adminEmail: 'neighbour@example.com' });
+    projectId = await createProject(t, org);
+  });
+  afterAll(async () => {
+    await dropProjectSchemas(t);
+    await t.close();
+  });
+
+  it('reads an upload in progress on a thread below the server’s priority, while another organization is answered, and keeps the thread for the next', async () => {
+    await upload(t, org.apiKey, projectId, Buffer.from(csv(10)), { query: { name: 'first' } });
+    const threadsBefore = (await readdir('/proc/self/task')).length;
+    const sending = httpRequest(new URL(`${t.baseUrl}/api/v1/projects/${projectId}/datasets?name=slow`), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'text/csv', 'transfer-encoding': 'chunked' },
+    });
+    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      sending.on('response', (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      sending.on('error', reject);
+    });
+    const rows = csv(20_000);
+    sending.write(rows.slice(0, rows.length / 2));
+
+    await eventually(async () => ((await busyThreads()) === 1 ? true : undefined));
+    // The upload's thread, and any idle one kept from uploads before, run 10 below the process's other threads.
+    const processNice = os.getPriority();
+    expect(new Set(await threadNices())).toEqual(new Set([processNice, Math.min(19, processNice + 10)]));
+    const alerts = await t.request<{ data: unknown[] }>('GET', 'alerts', { apiKey: neighbour.apiKey });
+    expect(alerts.status).toBe(200);
+
+    sending.end(rows.slice(rows.length / 2));
+    const done = await answered;
+    expect(done.status).toBe(201);
+    expect((JSON.parse(done.body) as { data: Dataset }).data.rowCount).toBe(20_000);
+    expect(await busyThreads()).toBe(0);
+
+    for (const name of ['second', 'third', 'fourth']) expect((await upload(t, org.apiKey, projectId, Buffer.from(csv(100)), { query: { name } })).status).toBe(201);
+    expect((await readdir('/proc/self/task')).length).toBe(threadsBefore);
+  });
+
+  describe('a job on a thread', () => {
+    const schema = `ingest_thread_${kind}`;
+    const job = (table: string): IngestJob => ({ kind: 'csv', spoolDir: '/nonexistent', schema, table });
+    const tableExists = async (table: string) =>
+      (await t.database.db.query(`SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2`, [schema, table])).length === 1;
+    afterAll(async () => {
+      await t.database.db.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    });
+
+    it('fails with the very error the main thread raised, a statement’s or the upload’s, leaves no table, and the thread takes the next job', async () => {
+      const outage = new DatabaseUnavailable(new Error('connection terminated'));
+      const failingCopy: LoadingDb = { ...loadingDb(t.database.db), copyRows: () => Promise.reject(outage) };
+      await expect(ingestThreads.run(job('cut_off'), chunksOf(csv(50)), failingCopy)).rejects.toBe(outage);
+      expect(await tableExists('cut_off')).toBe(false);
+
+      const clientGone = new Error('aborted');
+      async function* abandoned(): AsyncGenerator<Buffer> {
+        yield* chunksOf(csv(50));
+        throw clientGone;
+      }
+      await expect(ingestThreads.run(job('abandoned'), abandoned(), loadingDb(t.database.db))).rejects.toBe(clientGone);
+      expect(await tableExists('abandoned')).toBe(false);
+
+      const loaded = await ingestThreads.run(job('loaded'), chunksOf(csv(5000)), loadingDb(t.database.db));
+      expect(loaded.rowCount).toBe(5000);
+      expect(await t.database.db.query(`SELECT id, label FROM ${schema}.loaded WHERE _row_id = 5000`)).toEqual([{ id: 5000, label: 'row 5000' }]);
+    });
+
+    it('fails a file the thread refuses with the ApiError naming the line', async () => {
+      const refused = ingestThreads.run(job('refused'), chunksOf('a,b\n1,2\n3\n'), loadingDb(t.database.db));
+      await expect(refused).rejects.toBeInstanceOf(ApiError);
+      await expect(refused).rejects.toMatchObject({ status: 422, message: 'Row 3 has 1 fields but the header has 2.' });
+      expect(await tableExists('refused')).toBe(false);
+    });
+  });
+});

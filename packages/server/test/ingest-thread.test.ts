@@ -1,11 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import os from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LoadingDb, loadingDb } from '../src/db/connect.js';
 import { DatabaseUnavailable } from '../src/db/unavailable.js';
 import type { IngestJob } from '../src/data/ingest-messages.js';
-import { ingestThreads } from '../src/data/ingest-thread.js';
+import { IngestThreads, ingestThreads } from '../src/data/ingest-thread.js';
 import { ApiError } from '../src/platform/errors.js';
 import { ingestThreadsBusy } from '../src/platform/metrics.js';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
@@ -109,6 +110,19 @@ describe.each(databaseKinds())('uploads read on threads of their own, on %s', (k
       const loaded = await ingestThreads.run(job('loaded'), chunksOf(csv(5000)), loadingDb(t.database.db));
       expect(loaded.rowCount).toBe(5000);
       expect(await t.database.db.query(`SELECT id, label FROM ${schema}.loaded WHERE _row_id = 5000`)).toEqual([{ id: 5000, label: 'row 5000' }]);
+    });
+
+    it('fails the job when its thread dies, and starts another thread for the next job', async () => {
+      let started = 0;
+      const threads = new IngestThreads(() => {
+        started += 1;
+        return new Worker(new URL('./support/dying-thread.mjs', import.meta.url));
+      });
+      for (const table of ['died', 'died_again']) {
+        await expect(threads.run(job(table), chunksOf(csv(10)), loadingDb(t.database.db))).rejects.toThrow('The thread reading the upload ended: out of memory (a test).');
+      }
+      expect(started).toBe(2);
+      expect(await busyThreads()).toBe(0);
     });
 
     it('fails a file the thread refuses with the ApiError naming the line', async () => {

@@ -104,8 +104,10 @@ class JobOnThread {
  * progress, taken from the idle ones or started; the main thread only passes the file's bytes
  * in and runs the thread's statements (COPY buffers come over whole).
  */
-class IngestThreads {
+export class IngestThreads {
   private readonly idle: Worker[] = [];
+
+  constructor(private readonly startThreadRunning: () => Worker = () => startThread('./ingest-worker', import.meta.url)) {}
 
   /** Starts a thread ahead of the first upload, so that it does not wait for one to start. */
   warm(): void {
@@ -131,7 +133,7 @@ class IngestThreads {
   }
 
   private started(): Worker {
-    const worker = startThread('./ingest-worker', import.meta.url);
+    const worker = this.startThreadRunning();
     worker.unref();
     // An error ends the thread: a job on it fails (JobOnThread), an idle one is forgotten.
     worker.on('error', () => undefined);

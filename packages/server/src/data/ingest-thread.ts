@@ -44,7 +44,8 @@ class JobOnThread {
   private close(): void {
     this.worker.off('error', this.lost).off('exit', this.lost);
     this.port.close();
-    void this.reading.return?.();
+    // The job's outcome is settled: a source that fails while it is closed changes nothing.
+    this.reading.return?.().catch(() => undefined);
   }
 
   private receive(message: ThreadMessage): void {

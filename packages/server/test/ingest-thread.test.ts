@@ -10,7 +10,7 @@ import { IngestThreads, ingestThreads } from '../src/data/ingest-thread.js';
 import { ApiError } from '../src/platform/errors.js';
 import { ingestThreadsBusy } from '../src/platform/metrics.js';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
-import { createProject, type Dataset, dropProjectSchemas, eventually, upload } from './support/data.js';
+import { createProject, type Dataset, dropProjectSchemas, eventually, inChunks, upload } from './support/data.js';
 import { databaseKinds } from './support/databases.js';
 
 const busyThreads = async (): Promise<number> => (await ingestThreadsBusy.get()).values[0]?.value ?? 0;
@@ -27,10 +27,6 @@ async function threadNices(): Promise<number[]> {
 }
 
 const csv = (rows: number) => `id,label\n${Array.from({ length: rows }, (_, index) => `${index + 1},row ${index + 1}`).join('\n')}\n`;
-
-async function* chunksOf(text: string): AsyncGenerator<Buffer> {
-  for (let at = 0; at < text.length; at += 8192) yield Buffer.from(text.slice(at, at + 8192));
-}
 
 describe.each(databaseKinds())('uploads read on threads of their own, on %s', (kind) => {
   let t: TestApp;
@@ -96,18 +92,18 @@ describe.each(databaseKinds())('uploads read on threads of their own, on %s', (k
     it('fails with the very error the main thread raised, a statement’s or the upload’s, leaves no table, and the thread takes the next job', async () => {
       const outage = new DatabaseUnavailable(new Error('connection terminated'));
       const failingCopy: LoadingDb = { ...loadingDb(t.database.db), copyRows: () => Promise.reject(outage) };
-      await expect(ingestThreads.run(job('cut_off'), chunksOf(csv(50)), failingCopy)).rejects.toBe(outage);
+      await expect(ingestThreads.run(job('cut_off'), inChunks(csv(50), 8192), failingCopy)).rejects.toBe(outage);
       expect(await tableExists('cut_off')).toBe(false);
 
       const clientGone = new Error('aborted');
       async function* abandoned(): AsyncGenerator<Buffer> {
-        yield* chunksOf(csv(50));
+        yield* inChunks(csv(50), 8192);
         throw clientGone;
       }
       await expect(ingestThreads.run(job('abandoned'), abandoned(), loadingDb(t.database.db))).rejects.toBe(clientGone);
       expect(await tableExists('abandoned')).toBe(false);
 
-      const loaded = await ingestThreads.run(job('loaded'), chunksOf(csv(5000)), loadingDb(t.database.db));
+      const loaded = await ingestThreads.run(job('loaded'), inChunks(csv(5000), 8192), loadingDb(t.database.db));
       expect(loaded.rowCount).toBe(5000);
       expect(await t.database.db.query(`SELECT id, label FROM ${schema}.loaded WHERE _row_id = 5000`)).toEqual([{ id: 5000, label: 'row 5000' }]);
     });
@@ -119,14 +115,14 @@ describe.each(databaseKinds())('uploads read on threads of their own, on %s', (k
         return new Worker(new URL('./support/dying-thread.mjs', import.meta.url));
       });
       for (const table of ['died', 'died_again']) {
-        await expect(threads.run(job(table), chunksOf(csv(10)), loadingDb(t.database.db))).rejects.toThrow('The thread reading the upload ended: out of memory (a test).');
+        await expect(threads.run(job(table), inChunks(csv(10), 8192), loadingDb(t.database.db))).rejects.toThrow('The thread reading the upload ended: out of memory (a test).');
       }
       expect(started).toBe(2);
       expect(await busyThreads()).toBe(0);
     });
 
     it('fails a file the thread refuses with the ApiError naming the line', async () => {
-      const refused = ingestThreads.run(job('refused'), chunksOf('a,b\n1,2\n3\n'), loadingDb(t.database.db));
+      const refused = ingestThreads.run(job('refused'), inChunks('a,b\n1,2\n3\n', 8192), loadingDb(t.database.db));
       await expect(refused).rejects.toBeInstanceOf(ApiError);
       await expect(refused).rejects.toMatchObject({ status: 422, message: 'Row 3 has 1 fields but the header has 2.' });
       expect(await tableExists('refused')).toBe(false);

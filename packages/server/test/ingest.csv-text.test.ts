@@ -6,6 +6,7 @@ import { loadingDb } from '../src/db/connect.js';
 import { type IngestResult, dropTable, ingest } from '../src/data/ingest.js';
 import type { RecordBatch } from '../src/data/table-record.js';
 import { countRowsLoaded, datasetRowsLoaded } from '../src/platform/metrics.js';
+import { inChunks } from './support/data.js';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './support/databases.js';
 
 describe('CSV text that COPY reads as papaparse did', () => {
@@ -92,12 +93,6 @@ function csvFile(shape: FileShape, seed: number): string {
   return `${lines.join(shape.newline)}${shape.newline}`;
 }
 
-/** The file in chunks of `size` bytes, as a network would hand it over. */
-async function* chunks(text: string, size: number): AsyncGenerator<Buffer> {
-  const bytes = Buffer.from(text);
-  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
-}
-
 /** The same batches without their text, so that every batch is rewritten row by row. */
 async function* rewrittenOnly(batches: AsyncIterable<RecordBatch>): AsyncGenerator<RecordBatch> {
   for await (const batch of batches) yield [...batch];
@@ -123,7 +118,7 @@ describe.each(databaseKinds())('a CSV loaded as its text or rewritten, on %s', (
 
   async function load(table: string, text: string, rewriteAll: boolean): Promise<{ result: IngestResult; rows: unknown[]; asWritten: number; rewritten: number }> {
     const before = await rowsLoaded();
-    const records = readCsvRecords(chunks(text, 8192));
+    const records = readCsvRecords(inChunks(text, 8192));
     const result = await ingest({ kind: 'csv', records: rewriteAll ? rewrittenOnly(records) : records }, { db: loadingDb(database.db), schema, table, countLoaded: countRowsLoaded });
     const after = await rowsLoaded();
     const rows = await database.db.query<{ row: unknown }>(`SELECT to_jsonb(t) AS row FROM ${schema}.${table} t ORDER BY _row_id`);

@@ -44,6 +44,12 @@ export interface UploadOptions {
   fields?: Record<string, string>;
 }
 
+/** The file in chunks of `size` bytes, as a network would hand it over. */
+export async function* inChunks(text: string, size: number): AsyncGenerator<Buffer> {
+  const bytes = Buffer.from(text);
+  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+}
+
 /** POST /projects/{id}/datasets with a raw body, or multipart when a file name is given. */
 export async function upload<T = { data: Dataset }>(t: TestApp, apiKey: string, projectId: string, file: string | Buffer, options: UploadOptions = {}) {
   const query = options.query ? `?${new URLSearchParams(options.query).toString()}` : '';

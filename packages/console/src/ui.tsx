@@ -1,5 +1,5 @@
 import { cloneElement, type ComponentChildren, isValidElement } from 'preact';
-import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiFailure } from './api';
 
 export function messageOf(error: unknown): string {
@@ -10,17 +10,26 @@ export function messageOf(error: unknown): string {
   return 'Something went wrong in the console. Reload the page and try again.';
 }
 
-/** Loads something once (and again on `reload`), keeping the error in words. */
+/**
+ * Loads something once (and again on `reload`), keeping the error in words. Only the read started
+ * last is shown: reloads overlap when changes come quickly, and an earlier one answering last would
+ * put back what a later change replaced.
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
   const [value, setValue] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
+  const latest = useRef(0);
   const reload = useCallback(() => {
+    const read = ++latest.current;
     load().then(
       (loaded) => {
+        if (read !== latest.current) return;
         setValue(loaded);
         setError(undefined);
       },
-      (failure: unknown) => setError(messageOf(failure)),
+      (failure: unknown) => {
+        if (read === latest.current) setError(messageOf(failure));
+      },
     );
   }, deps);
   useEffect(reload, [reload]);

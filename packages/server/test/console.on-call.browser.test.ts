@@ -103,6 +103,29 @@ describe('the console for the person on call, in Chromium at 1280 and 375 px, li
     expect(listReads).toEqual([]);
   }, 60_000);
 
+  it('keeps an alert that comes through the stream while the list is being read, whichever read answers last', async () => {
+    const quiet = await createProject(t, org, 'Reports');
+    const view = await viewFor(ada, 1280, 'light');
+    const { page } = view;
+    // Both first-page reads (when the page opens and when its stream opens) are read from the server
+    // before the alert exists, and answered only after the stream has brought it.
+    const heldReads: Array<() => Promise<void>> = [];
+    await page.route(/\/api\/v1\/alerts\?/, async (route) => {
+      const response = await route.fetch();
+      heldReads.push(() => route.fulfill({ response }));
+    });
+    await page.goto(`${t.baseUrl}/alerts?projectId=${quiet.id}`);
+    await page.getByTestId('live').getByText('Live').waitFor();
+    await expect.poll(() => heldReads.length, { timeout: 10_000 }).toBe(2);
+    const countsReadAfterChange = page.waitForRequest(/\/api\/v1\/alerts\/open-counts\?/);
+    await createAlert(t, org, { title: 'Weekly report not sent', severity: 'high', projectId: quiet.id });
+    await countsReadAfterChange;
+    for (const answer of heldReads.reverse()) await answer();
+    await page.getByRole('link', { name: 'Weekly report not sent' }).waitFor({ timeout: 10_000 });
+    await expect(page.locator('table.cards tbody tr').count()).resolves.toBe(1);
+    await page.context().close();
+  }, 60_000);
+
   it("tells an alert's story on its own page: acknowledged, assigned and resolved by two people, live, and after a reload", async () => {
     const alert = await createAlert(t, org, { title: 'Payments queue backing up', severity: 'high', projectId: project.id, description: 'Depth 12,000 and rising', value: '12000', threshold: '5000' });
     const other = await createAlert(t, org, { title: 'Card declines up', severity: 'medium', projectId: project.id });

@@ -29,6 +29,21 @@ function matches(alert: Alert, filters: Filters): boolean {
   );
 }
 
+/**
+ * The list with one streamed change applied: updated in place, added on top when created and shown
+ * by the filters, taken out when deleted or no longer shown. A change older than the alert as the
+ * list shows it (replayed on a read that already saw a later one) leaves it as it is.
+ */
+function withChange(shown: Alert[], change: AlertChange, filters: Filters): Alert[] {
+  const alert = change.data;
+  const current = shown.find((one) => one.id === alert.id);
+  if (current && current.updatedAt > alert.updatedAt) return shown;
+  const rest = shown.filter((one) => one.id !== alert.id);
+  if (change.event === 'alert.deleted' || !matches(alert, filters)) return rest;
+  if (current) return shown.map((one) => (one.id === alert.id ? alert : one));
+  return change.event === 'alert.created' ? [alert, ...rest] : shown;
+}
+
 /** The active members, who can be assigned; every page that assigns reads them once. */
 export const useActiveUsers = () => useLoad(() => api<List<User>>('GET', 'users?status=active&limit=100'));
 
@@ -103,16 +118,31 @@ export function Alerts(props: { session: Session }) {
   const canWork = props.session.user.role !== 'viewer';
   const latest = useRef(filters);
   latest.current = filters;
+  /**
+   * The first page read last, and the changes heard since it started: its answer may have been read
+   * before they were committed, so they are applied to it again when it comes. An earlier read that
+   * answers later is dropped.
+   */
+  const firstPageRead = useRef({ answered: true, changesSince: [] as AlertChange[] });
 
-  const loadFirstPage = () =>
-    api<List<Alert>>('GET', `alerts?${queryOf(filters, { limit: String(pageSize) })}`).then(
+  const loadFirstPage = () => {
+    const read = { answered: false, changesSince: [] as AlertChange[] };
+    firstPageRead.current = read;
+    return api<List<Alert>>('GET', `alerts?${queryOf(filters, { limit: String(pageSize) })}`).then(
       (page) => {
-        setAlerts(page.data);
+        if (firstPageRead.current !== read) return;
+        read.answered = true;
+        setAlerts(read.changesSince.reduce((shown, change) => withChange(shown, change, latest.current), page.data));
         setCursor(page.meta.hasMore ? page.meta.nextCursor : null);
         setLoadError(undefined);
       },
-      (failure: unknown) => setLoadError(failure instanceof Error ? failure.message : String(failure)),
+      (failure: unknown) => {
+        if (firstPageRead.current !== read) return;
+        read.answered = true;
+        setLoadError(failure instanceof Error ? failure.message : String(failure));
+      },
     );
+  };
   useEffect(() => {
     setAlerts(undefined);
     setTitleSearch(filters.q);
@@ -127,16 +157,8 @@ export function Alerts(props: { session: Session }) {
     });
 
   const changed = (change: AlertChange) => {
-    const alert = change.data;
-    const keep = change.event !== 'alert.deleted' && matches(alert, latest.current);
-    setAlerts((shown) => {
-      if (!shown) return shown;
-      const rest = shown.filter((one) => one.id !== alert.id);
-      if (!keep) return rest;
-      const known = shown.some((one) => one.id === alert.id);
-      if (known) return shown.map((one) => (one.id === alert.id ? alert : one));
-      return change.event === 'alert.created' ? [alert, ...rest] : shown;
-    });
+    if (!firstPageRead.current.answered) firstPageRead.current.changesSince.push(change);
+    setAlerts((shown) => shown && withChange(shown, change, latest.current));
     counts.reload();
   };
   const live = useAlertStream(filters.projectId || undefined, changed, () => {

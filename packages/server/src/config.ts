@@ -19,6 +19,14 @@ export interface ProjectSqlConfig {
   maxWaitMs: number;
 }
 
+/** Uploads loading at once, per organization and server process; more wait their turn. */
+export interface UploadsConfig {
+  /** How many of one organization's uploads load at once (VIGIL_UPLOADS_PER_ORG). */
+  perOrganization: number;
+  /** The longest an upload waits for its turn before it is answered 429 (VIGIL_UPLOAD_QUEUE_MS). */
+  maxWaitMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -36,6 +44,7 @@ export interface Config {
   webhookAllowPrivate: boolean;
   connectionsAllowPrivate: boolean;
   maxUploadBytes: number;
+  uploads: UploadsConfig;
   importMaxRows: number;
   /** How long a client may take to send a whole request, headers and body (VIGIL_REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
@@ -190,6 +199,10 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: boolean(env, 'VIGIL_WEBHOOK_ALLOW_PRIVATE'),
     connectionsAllowPrivate: boolean(env, 'VIGIL_CONNECTIONS_ALLOW_PRIVATE'),
     maxUploadBytes: integer(env, 'VIGIL_MAX_UPLOAD_MB', 50, 1, 10_240) * 1024 * 1024,
+    uploads: {
+      perOrganization: integer(env, 'VIGIL_UPLOADS_PER_ORG', 2, 1, 100),
+      maxWaitMs: integer(env, 'VIGIL_UPLOAD_QUEUE_MS', 30_000, 0, 600_000),
+    },
     importMaxRows: integer(env, 'VIGIL_IMPORT_MAX_ROWS', 1_000_000, 1, 100_000_000),
     requestTimeoutMs: integer(env, 'VIGIL_REQUEST_TIMEOUT_MS', 120_000, 1000, 3_600_000),
     logLevel: logLevel(env),

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type LoadingDb, loadingDb } from '../src/db/connect.js';
 import { DatabaseUnavailable } from '../src/db/unavailable.js';
 import type { IngestJob } from '../src/data/ingest-messages.js';
@@ -28,6 +28,34 @@ async function threadNices(): Promise<number[]> {
 
 const csv = (rows: number) => `id,label\n${Array.from({ length: rows }, (_, index) => `${index + 1},row ${index + 1}`).join('\n')}\n`;
 
+interface HeldUpload {
+  /** Sends the rest (once, however often it is called) and waits for the answer. */
+  finish(): Promise<{ status: number; body: string }>;
+}
+
+/** An upload whose client has sent the first half of `file` and holds the rest until `finish`. */
+function heldUpload(t: TestApp, apiKey: string, projectId: string, name: string, file: string): HeldUpload {
+  const sending = httpRequest(new URL(`${t.baseUrl}/api/v1/projects/${projectId}/datasets?name=${name}`), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'text/csv', 'transfer-encoding': 'chunked' },
+  });
+  const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    sending.on('response', (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    sending.on('error', reject);
+  });
+  sending.write(file.slice(0, file.length / 2));
+  return {
+    finish() {
+      if (!sending.writableEnded) sending.end(file.slice(file.length / 2));
+      return answered;
+    },
+  };
+}
+
 describe.each(databaseKinds())('uploads read on threads of their own, on %s', (kind) => {
   let t: TestApp;
   let org: TestOrg;
@@ -48,20 +76,8 @@ describe.each(databaseKinds())('uploads read on threads of their own, on %s', (k
   it('reads an upload in progress on a thread below the server’s priority, while another organization is answered, and keeps the thread for the next', async () => {
     await upload(t, org.apiKey, projectId, Buffer.from(csv(10)), { query: { name: 'first' } });
     const threadsBefore = (await readdir('/proc/self/task')).length;
-    const sending = httpRequest(new URL(`${t.baseUrl}/api/v1/projects/${projectId}/datasets?name=slow`), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'text/csv', 'transfer-encoding': 'chunked' },
-    });
-    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      sending.on('response', (response) => {
-        let body = '';
-        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-      });
-      sending.on('error', reject);
-    });
-    const rows = csv(20_000);
-    sending.write(rows.slice(0, rows.length / 2));
+    const slow = heldUpload(t, org.apiKey, projectId, 'slow', csv(20_000));
+    onTestFinished(() => slow.finish().then(() => undefined));
 
     await eventually(async () => ((await busyThreads()) === 1 ? true : undefined));
     // The upload's thread, and any idle one kept from uploads before, run 10 below the process's other threads.
@@ -70,14 +86,65 @@ describe.each(databaseKinds())('uploads read on threads of their own, on %s', (k
     const alerts = await t.request<{ data: unknown[] }>('GET', 'alerts', { apiKey: neighbour.apiKey });
     expect(alerts.status).toBe(200);
 
-    sending.end(rows.slice(rows.length / 2));
-    const done = await answered;
+    const done = await slow.finish();
     expect(done.status).toBe(201);
     expect((JSON.parse(done.body) as { data: Dataset }).data.rowCount).toBe(20_000);
     expect(await busyThreads()).toBe(0);
 
     for (const name of ['second', 'third', 'fourth']) expect((await upload(t, org.apiKey, projectId, Buffer.from(csv(100)), { query: { name } })).status).toBe(201);
     expect((await readdir('/proc/self/task')).length).toBe(threadsBefore);
+  });
+
+  it('loads two uploads of one organization at once; its third waits for one of them, while another organization’s loads at once', async () => {
+    const neighbourProject = await createProject(t, neighbour);
+    const first = heldUpload(t, org.apiKey, projectId, 'turn_first', csv(2000));
+    const second = heldUpload(t, org.apiKey, projectId, 'turn_second', csv(2000));
+    try {
+      await eventually(async () => ((await busyThreads()) === 2 ? true : undefined));
+      let thirdAnswered = false;
+      const third = upload(t, org.apiKey, projectId, Buffer.from(csv(100)), { query: { name: 'turn_third' } }).then((response) => {
+        thirdAnswered = true;
+        return response;
+      });
+
+      expect((await upload(t, neighbour.apiKey, neighbourProject, Buffer.from(csv(100)), { query: { name: 'next_door' } })).status).toBe(201);
+      expect(thirdAnswered).toBe(false);
+      expect(await busyThreads()).toBe(2);
+
+      expect((await first.finish()).status).toBe(201);
+      expect((await third).status).toBe(201);
+      expect((await second.finish()).status).toBe(201);
+    } finally {
+      await Promise.all([first.finish(), second.finish()]);
+    }
+  });
+
+  it('answers 429 with Retry-After to an upload that got no turn within VIGIL_UPLOAD_QUEUE_MS, and keeps nothing of it', async () => {
+    const strict = await startTestApp(kind, { config: { uploads: { perOrganization: 1, maxWaitMs: 0 } } });
+    let held: HeldUpload | undefined;
+    try {
+      const owner = await strict.createOrg('business', { rateLimitPerMinute: 100_000 });
+      const project = await createProject(strict, owner);
+      held = heldUpload(strict, owner.apiKey, project, 'held', csv(2000));
+      await eventually(async () => ((await busyThreads()) === 1 ? true : undefined));
+
+      const refused = await upload(strict, owner.apiKey, project, Buffer.from(csv(100)), { query: { name: 'refused' } });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect(refused.body).toMatchObject({
+        code: 'RATE_LIMITED',
+        error: 'This organization has 1 upload loading already, and none finished within 0 ms; send the file again in a moment.',
+      });
+
+      expect((await held.finish()).status).toBe(201);
+      const datasets = await strict.request<{ data: Dataset[] }>('GET', `datasets?projectId=${project}`, { apiKey: owner.apiKey });
+      expect(datasets.body.data.map((dataset) => dataset.name)).toEqual(['held']);
+    } finally {
+      // The server closes once every connection is answered.
+      await held?.finish();
+      await dropProjectSchemas(strict);
+      await strict.close();
+    }
   });
 
   describe('a job on a thread', () => {

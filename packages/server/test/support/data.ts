@@ -68,7 +68,7 @@ export async function upload<T = { data: Dataset }>(t: TestApp, apiKey: string, 
   }
   const response = await fetch(url, { method: 'POST', headers, body });
   const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
 }
 
 /** The tables that exist in a project's data schema. */

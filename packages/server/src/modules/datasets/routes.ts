@@ -130,7 +130,8 @@ export const datasetRoutes: FastifyPluginAsyncTypebox<{ datasets: DatasetService
           'Upload a CSV or Excel file as a dataset',
           'multipart/form-data with the field "file", or the file itself as the body (text/csv, the xlsx media type, ' +
             'or text/tab-separated-values, text/plain, application/csv, application/octet-stream). ' +
-            `At most VIGIL_MAX_UPLOAD_MB (${Math.round(maxUploadBytes / 1024 / 1024)} MiB on this server). Answers 201 with the dataset ready.`,
+            `At most VIGIL_MAX_UPLOAD_MB (${Math.round(maxUploadBytes / 1024 / 1024)} MiB on this server). Answers 201 with the dataset ready. ` +
+            'An organization loads at most VIGIL_UPLOADS_PER_ORG files at once (2 by default); more wait their turn, and one still waiting after VIGIL_UPLOAD_QUEUE_MS is 429 with Retry-After.',
         ),
         params: IdParams,
         querystring: UploadQuery,

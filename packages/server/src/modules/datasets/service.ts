@@ -10,8 +10,9 @@ import { type JobRunner, periodically } from '../../data/jobs.js';
 import { readRows } from '../../data/table-reader.js';
 import { spoolDirectory } from '../../data/upload-spool.js';
 import { recordEvent } from '../../events/outbox.js';
+import { ConcurrencyLimit, NoTurnInTime } from '../../platform/concurrency-limit.js';
 import type { ServiceContext } from '../../platform/context.js';
-import { conflict, found, invalid } from '../../platform/errors.js';
+import { conflict, found, invalid, RetryLater } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { type Page, type PageQuery, pageWindow, toPage } from '../../platform/pagination.js';
 import { projectSchemaName } from '../../platform/project-schema.js';
@@ -69,13 +70,22 @@ function afterRow(cursor: string | undefined): number {
 
 /** An upload still `importing` after this long lost its server mid-way: the sweep removes it. */
 const abandonedAfterMs = 6 * 60 * 60 * 1000;
+/** What a 429 for an upload that got no turn in time asks the client to wait before sending it again. */
+const uploadRetryAfterSeconds = 5;
 
 export class DatasetService implements JobRunner {
   readonly name = 'datasets';
   private readonly sweepDue: () => boolean;
+  /**
+   * Each upload loading takes a thread, its memory and a stream of COPY batches on the pool's
+   * connections: an organization sending many at once waits for its own turns, not the others.
+   */
+  private readonly loadingTurns: ConcurrencyLimit;
 
   constructor(private readonly ctx: ServiceContext) {
     this.sweepDue = periodically(ctx.clock, 10 * 60 * 1000);
+    const { perOrganization, maxWaitMs } = ctx.config.uploads;
+    this.loadingTurns = new ConcurrencyLimit(perOrganization, { ms: maxWaitMs, waitingFor: 'upload slot of the organization' });
   }
 
   /** Never has a job of its own; from the worker loop it sweeps abandoned uploads now and then. */
@@ -118,6 +128,15 @@ export class DatasetService implements JobRunner {
   async upload(orgId: string, projectId: string, upload: Upload): Promise<Dataset> {
     const types = parseTypes(upload.types);
     found(await findProject(this.ctx.db, orgId, projectId), 'project');
+    return this.loadingTurns.run(orgId, () => this.load(orgId, projectId, upload, types)).catch((error: unknown) => {
+      if (!(error instanceof NoTurnInTime)) throw error;
+      const { perOrganization } = this.ctx.config.uploads;
+      const loading = `${perOrganization} upload${perOrganization === 1 ? '' : 's'}`;
+      throw new RetryLater('RATE_LIMITED', `This organization has ${loading} loading already, and none finished within ${error.waitedMs} ms; send the file again in a moment.`, uploadRetryAfterSeconds);
+    });
+  }
+
+  private async load(orgId: string, projectId: string, upload: Upload, types: Record<string, ColumnType>): Promise<Dataset> {
     const { head, all } = await peek(limitBytes(upload.body, this.maxUploadBytes));
     if (head.length === 0) throw badFile('The file is empty.');
     const kind = this.kindOf(upload, head);

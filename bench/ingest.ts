@@ -148,28 +148,35 @@ async function ingestDatabase(): Promise<IngestDatabase> {
 
 interface NeighbourLatency {
   alone: LoadResult;
-  during: LoadResult;
-  uploads: number;
+  /** While organization A uploads back to back, one at a time and then `parallel` at a time. */
+  during: { parallel: number; load: LoadResult; uploads: number; peakRss: number }[];
 }
+
+/** Simultaneous uploads of organization A in the last phase: four times what it may load at once. */
+const simultaneousUploads = 8;
 
 /**
  * What one organization's uploads cost another's requests: organization B's `GET /alerts` at a
- * steady 50 per second (from a process of its own), alone and then while organization A uploads
- * `file` back to back.
+ * steady 50 per second (from a process of its own), alone, then while organization A uploads
+ * `file` back to back, one at a time and `simultaneousUploads` at a time.
  */
-async function neighbourLatency(baseUrl: string, uploader: SeededOrg, file: string, neighbour: SeededOrg, seconds: number): Promise<NeighbourLatency> {
-  const target = { url: `${baseUrl}/api/v1/alerts?limit=20`, headers: { authorization: `Bearer ${neighbour.apiKey}` } };
+async function neighbourLatency(server: RunningServer, uploader: SeededOrg, file: string, neighbour: SeededOrg, seconds: number): Promise<NeighbourLatency> {
+  const target = { url: `${server.url}/api/v1/alerts?limit=20`, headers: { authorization: `Bearer ${neighbour.apiKey}` } };
   const alone = await pacedLoadApart(target, 50, 4, seconds, 1);
-  let uploads = 0;
-  let uploading = true;
-  const uploadingLoop = (async () => {
-    while (uploading) await uploadFile(baseUrl, uploader.apiKey, uploader.projectId, file, `busy_${uploads++}`);
-  })();
-  const during = await pacedLoadApart(target, 50, 4, seconds, 1);
-  uploading = false;
-  await uploadingLoop;
-  assertAllAnswered('organization B during organization A\'s uploads', [alone, during]);
-  return { alone, during, uploads };
+  const during: NeighbourLatency['during'] = [];
+  for (const parallel of [1, simultaneousUploads]) {
+    let uploads = 0;
+    let uploading = true;
+    const uploadingLoops = Array.from({ length: parallel }, async () => {
+      while (uploading) await uploadFile(server.url, uploader.apiKey, uploader.projectId, file, `busy_${uploads++}`);
+    });
+    const { result: load, peak } = await withPeakRss(server, () => pacedLoadApart(target, 50, 4, seconds, 1));
+    uploading = false;
+    await Promise.all(uploadingLoops);
+    during.push({ parallel, load, uploads, peakRss: peak });
+  }
+  assertAllAnswered("organization B during organization A's uploads", [alone, ...during.map((phase) => phase.load)]);
+  return { alone, during };
 }
 
 /**
@@ -230,7 +237,7 @@ export async function runIngestBench(mode: BenchMode = fullRun): Promise<string>
       const beforeMillionExport = server.rssBytes();
       if (million.result.rowCount !== millionRows) throw new Error(`the dataset has ${million.result.rowCount} rows, not ${millionRows}`);
       const millionExport = await withPeakRss(server, () => exportDataset(server.url, org.apiKey, million.result.id, 'csv'));
-      const neighbour = await neighbourLatency(server.url, { ...org, projectId: project.data.id }, file, await seedAlerts(server.url, env, 20), sized(mode, 6, 1));
+      const neighbour = await neighbourLatency(server, { ...org, projectId: project.data.id }, file, await seedAlerts(server.url, env, 20), sized(mode, 6, 1));
       const ms = (value: number) => `${value.toFixed(2)} ms`;
       const rate = (seconds: number) => Math.round(rowCount / seconds).toLocaleString('en-US');
       return [
@@ -248,7 +255,10 @@ export async function runIngestBench(mode: BenchMode = fullRun): Promise<string>
         `| Vigil upload, ${millionRows.toLocaleString('en-US')} rows × 3 columns (${mib(millionBytes)} MiB) | ${millionUploadSeconds.toFixed(2)} s | ${Math.round(millionRows / millionUploadSeconds).toLocaleString('en-US')} | server RSS ${mib(beforeMillion)} → peak ${mib(million.peak)} MiB (+${mib(million.peak - beforeMillion)} MiB) |`,
         `| Vigil export of those ${millionRows.toLocaleString('en-US')} rows as CSV | ${millionExport.result.seconds.toFixed(2)} s | ${Math.round(millionRows / millionExport.result.seconds).toLocaleString('en-US')} | server RSS ${mib(beforeMillionExport)} → peak ${mib(millionExport.peak)} MiB (+${mib(millionExport.peak - beforeMillionExport)} MiB) |`,
         `| organization B's \`GET /alerts\` at 50/s, alone | p50 ${ms(neighbour.alone.p50Ms)} | p99 ${ms(neighbour.alone.p99Ms)} | |`,
-        `| the same while organization A uploads this file back to back | p50 ${ms(neighbour.during.p50Ms)} | p99 ${ms(neighbour.during.p99Ms)} | ${neighbour.uploads} uploads meanwhile |`,
+        ...neighbour.during.map(
+          ({ parallel, load, uploads, peakRss }) =>
+            `| the same while organization A uploads this file back to back, ${parallel === 1 ? 'one at a time' : `${parallel} at a time`} | p50 ${ms(load.p50Ms)} | p99 ${ms(load.p99Ms)} | ${uploads} uploads meanwhile; server RSS peak ${mib(peakRss)} MiB |`,
+        ),
         '',
         `Vigil ÷ psql \\copy: ${(copySeconds / uploadSeconds).toFixed(2)} (first upload), ${(copySeconds / againSeconds).toFixed(2)} (again); target ≥ 0.50.`,
         '',

@@ -634,7 +634,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a CSV or Excel file as a dataset
-         * @description multipart/form-data with the field "file", or the file itself as the body (text/csv, the xlsx media type, or text/tab-separated-values, text/plain, application/csv, application/octet-stream). At most VIGIL_MAX_UPLOAD_MB (50 MiB on this server). Answers 201 with the dataset ready. An organization loads at most VIGIL_UPLOADS_PER_ORG files at once (2 by default); more wait their turn, and one still waiting after VIGIL_UPLOAD_QUEUE_MS is 429 with Retry-After.
+         * @description multipart/form-data with the field "file", or the file itself as the body (text/csv, the xlsx media type, or text/tab-separated-values, text/plain, application/csv, application/octet-stream). At most VIGIL_MAX_UPLOAD_MB (50 MiB on this server). Answers 201 with the dataset ready. An organization loads at most VIGIL_UPLOADS_PER_ORG files at once (2 on this server); more wait their turn, and one still waiting after VIGIL_UPLOAD_QUEUE_MS is 429 with Retry-After.
          */
         post: operations["uploadDataset"];
         delete?: never;

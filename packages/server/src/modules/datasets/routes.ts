@@ -105,7 +105,7 @@ function discardRest(request: IncomingMessage, maxBytes: number): void {
 }
 
 export const datasetRoutes: FastifyPluginAsyncTypebox<{ datasets: DatasetService }> = async (app, { datasets }) => {
-  const { maxUploadBytes } = datasets;
+  const { maxUploadBytes, uploadsPerOrganization } = datasets;
   await app.register(multipart);
   // The upload takes files, never JSON: a JSON body is 415 naming what it takes.
   for (const type of ['text/plain', 'application/json']) if (app.hasContentTypeParser(type)) app.removeContentTypeParser(type);
@@ -131,7 +131,7 @@ export const datasetRoutes: FastifyPluginAsyncTypebox<{ datasets: DatasetService
           'multipart/form-data with the field "file", or the file itself as the body (text/csv, the xlsx media type, ' +
             'or text/tab-separated-values, text/plain, application/csv, application/octet-stream). ' +
             `At most VIGIL_MAX_UPLOAD_MB (${Math.round(maxUploadBytes / 1024 / 1024)} MiB on this server). Answers 201 with the dataset ready. ` +
-            'An organization loads at most VIGIL_UPLOADS_PER_ORG files at once (2 by default); more wait their turn, and one still waiting after VIGIL_UPLOAD_QUEUE_MS is 429 with Retry-After.',
+            `An organization loads at most VIGIL_UPLOADS_PER_ORG files at once (${uploadsPerOrganization} on this server); more wait their turn, and one still waiting after VIGIL_UPLOAD_QUEUE_MS is 429 with Retry-After.`,
         ),
         params: IdParams,
         querystring: UploadQuery,

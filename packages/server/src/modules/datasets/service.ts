@@ -111,6 +111,10 @@ export class DatasetService implements JobRunner {
     return this.ctx.config.maxUploadBytes;
   }
 
+  get uploadsPerOrganization(): number {
+    return this.ctx.config.uploads.perOrganization;
+  }
+
   async list(orgId: string, projectId: string | undefined, page: PageQuery): Promise<Page<Dataset>> {
     const window = pageWindow(page, orgId, this.ctx.config.secretKey);
     return toPage(await listDatasets(this.ctx.db, orgId, projectId, window), window);
@@ -130,7 +134,7 @@ export class DatasetService implements JobRunner {
     found(await findProject(this.ctx.db, orgId, projectId), 'project');
     return this.loadingTurns.run(orgId, () => this.load(orgId, projectId, upload, types)).catch((error: unknown) => {
       if (!(error instanceof NoTurnInTime)) throw error;
-      const { perOrganization } = this.ctx.config.uploads;
+      const perOrganization = this.uploadsPerOrganization;
       const loading = `${perOrganization} upload${perOrganization === 1 ? '' : 's'}`;
       throw new RetryLater('RATE_LIMITED', `This organization has ${loading} loading already, and none finished within ${error.waitedMs} ms; send the file again in a moment.`, uploadRetryAfterSeconds);
     });

@@ -13,13 +13,13 @@ import pytest
 
 from tests.support.clients import AnyVigil
 from tests.support.fake_llm import FakeLlm
+from tests.support.limit_waits import RATE_LIMIT, RetriedAfterTheLimit, retry_after_the_limit
 from tests.support.package_checks import PackageChecks, start_package_checks
 from tests.support.recorder import Recorder
 from tests.support.server import Org, VigilServer, start_vigil
 from vigil import AsyncVigil, Vigil
 from vigil._decode import decode_strictly
 
-RATE_LIMIT = 3
 # The Business organization's contract: the tests make more than the plan's 120 requests a minute,
 # and each 429 would have the client wait out the window (the rate limit has tests of its own).
 MAIN_RATE_LIMIT = 100_000
@@ -42,14 +42,29 @@ def llm() -> Iterator[FakeLlm]:
     fake.close()
 
 
+def _uses_fixture(session: pytest.Session, name: str) -> bool:
+    return any(isinstance(item, pytest.Function) and name in item.fixturenames for item in session.items)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def package_checks(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Optional[PackageChecks]]:
     """Started with the session when a test of tests/test_package.py is in it (see package_checks.py)."""
-    if not any(isinstance(item, pytest.Function) and "package_checks" in item.fixturenames for item in request.session.items):
+    if not _uses_fixture(request.session, "package_checks"):
         yield None
         return
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
         yield start_package_checks(executor, tmp_path_factory.mktemp("package"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def retried_after_the_limit(request: pytest.FixtureRequest) -> Iterator[Optional["concurrent.futures.Future[RetriedAfterTheLimit]"]]:
+    """Started with the session when the test that needs it is in it (see limit_waits.py)."""
+    if not _uses_fixture(request.session, "retried_after_the_limit"):
+        yield None
+        return
+    server: VigilServer = request.getfixturevalue("server")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
+        yield executor.submit(retry_after_the_limit, server)
 
 
 @pytest.fixture(scope="session")

@@ -1,46 +1,28 @@
-"""Retries against real refusals: a rate limit's 429 (waiting its Retry-After), a 502, and a refused
-connection; every attempt of a POST carries the same Idempotency-Key."""
+"""Retries against real refusals: a rate limit's 429 (waiting its Retry-After, beside the other
+tests: tests/support/limit_waits.py), a 502, and a refused connection; every attempt of a POST
+carries the same Idempotency-Key."""
 
-import asyncio
+import concurrent.futures
 import time
-from typing import Tuple
+from typing import Optional, Tuple
 
 import pytest
 
 from tests.conftest import MakeClient
 from tests.support.clients import resolve
 from tests.support.fake_llm import ANSWER, FakeLlm
+from tests.support.limit_waits import RetriedAfterTheLimit
 from tests.support.server import Org, VigilServer
-from vigil import APIConnectionError, AsyncVigil, InternalServerError, RateLimitError, Vigil
+from vigil import APIConnectionError, InternalServerError
 
 
-def use_up_the_window(server: VigilServer, org: Org) -> float:
-    """Spends the organization's requests until a 429; the seconds until its window restarts (≥ 2)."""
-    with Vigil(api_key=org.api_key, base_url=server.base_url, max_retries=0) as probe:
-        while True:
-            try:
-                probe.usage.retrieve()
-            except RateLimitError as error:
-                assert error.retry_after is not None
-                if error.retry_after >= 2:
-                    return error.retry_after
-                time.sleep(error.retry_after + 0.5)
-
-
-async def test_a_429_is_retried_after_its_retry_after_by_both_clients(server: VigilServer, limited: Org) -> None:
-    retry_after = use_up_the_window(server, limited)
-    sync_client = Vigil(api_key=limited.api_key, base_url=server.base_url, max_retries=1)
-    async_client = AsyncVigil(api_key=limited.api_key, base_url=server.base_url, max_retries=1)
-    started = time.monotonic()
-    from_sync, from_async = await asyncio.gather(
-        asyncio.to_thread(sync_client.projects.create, name="After the limit (sync)"),
-        async_client.projects.create(name="After the limit (async)"),
-    )
-    waited = time.monotonic() - started
-    sync_client.close()
-    await async_client.aclose()
-    assert (from_sync.name, from_async.name) == ("After the limit (sync)", "After the limit (async)")
-    assert waited >= retry_after - 1
+def test_a_429_is_retried_after_its_retry_after_by_both_clients(
+    retried_after_the_limit: "Optional[concurrent.futures.Future[RetriedAfterTheLimit]]",
+) -> None:
+    assert retried_after_the_limit is not None
+    seen = retried_after_the_limit.result(timeout=180)
+    assert seen.names == ("After the limit (sync)", "After the limit (async)")
+    assert seen.waited >= seen.retry_after - 1
 
 
 async def test_a_5xx_is_retried_with_the_same_idempotency_key(make_client: MakeClient, llm: FakeLlm) -> None:

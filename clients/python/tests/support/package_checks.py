@@ -1,7 +1,7 @@
 """The checks of tests/test_package.py that need no server: Pyright over the package and the tests,
 and a wheel built, installed into a fresh virtual environment and imported. They take most of a
-minute of CPU, so they start in a thread when the session starts and run while the other tests
-wait on the server (a rate limit's window, retries); test_package.py asserts on what they found."""
+minute of CPU, so they start in a thread when the session starts and run beside the other tests;
+test_package.py asserts on what they found."""
 
 import concurrent.futures
 import shutil

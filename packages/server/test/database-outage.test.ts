@@ -77,6 +77,35 @@ describe.runIf(postgresBinDir !== undefined || needs('postgres-server', 'a priva
     }
   });
 
+  it('a listener back after a restart calls onResubscribed before it hands on anything its new session heard', async () => {
+    const heard: string[] = [];
+    let resubscribed!: () => void;
+    const back = new Promise<void>((resolve) => (resubscribed = resolve));
+    const unlisten = await db.listen('vigil_outage_order', (payload) => heard.push(payload), {
+      onResubscribed: () => {
+        heard.push('resubscribed');
+        resubscribed();
+      },
+    });
+    await restart();
+    // NOTIFYs from four sessions while the listener comes back: some arrive with LISTEN's own answer.
+    let flooding = true;
+    const flood = Promise.all(
+      [1, 2, 3, 4].map(async (session) => {
+        for (let i = 0; flooding; i++) await db.query(`SELECT pg_notify('vigil_outage_order', $1)`, [`${session}.${i}`]).catch(() => undefined);
+      }),
+    );
+    try {
+      await back;
+      await waitFor(() => heard.length, (count) => count > 100, 'NOTIFYs after the listener is back');
+    } finally {
+      flooding = false;
+      await flood;
+      await unlisten();
+    }
+    expect(heard[0]).toBe('resubscribed');
+  });
+
   it('the webhook worker is woken by NOTIFY before and after a restart, not by its poll', async () => {
     expect((await createAlert('Before the restart')).status).toBe(201);
     await waitFor(() => receiver.received('/alerts'), (list) => list.length === 1, 'the delivery before the restart', 5000);

@@ -2,8 +2,9 @@ import pg from 'pg';
 
 export interface ListenOptions {
   /**
-   * Called after the session was lost and LISTEN is in place again. NOTIFYs sent meanwhile were
-   * not delivered, so a listener that wakes on them should look for work now.
+   * Called after the session was lost and LISTEN is in place again, before any NOTIFY of the new
+   * session is handed on. NOTIFYs sent meanwhile were not delivered, so a listener that wakes on
+   * them should look for work now.
    */
   onResubscribed?: () => void;
 }
@@ -43,7 +44,8 @@ export class PostgresListener {
   static async start(newClient: () => pg.Client, channel: string, onNotify: (payload: string) => void, options: ListenOptions = {}): Promise<PostgresListener> {
     const listener = new PostgresListener(newClient, channel, onNotify, options);
     try {
-      await listener.subscribe();
+      const handOn = await listener.subscribe();
+      handOn();
     } catch (error) {
       await listener.close();
       throw error;
@@ -60,10 +62,18 @@ export class PostgresListener {
     await client?.end().catch(ignore);
   }
 
-  private async subscribe(): Promise<void> {
+  /**
+   * A new session LISTENing. Its NOTIFYs are held until the returned function is called: one can
+   * come in the same packet as LISTEN's answer, and after a reconnect the caller must hear
+   * `onResubscribed` (and read back what it missed) before anything committed later.
+   */
+  private async subscribe(): Promise<() => void> {
     const client = this.newClient();
+    let held: string[] | undefined = [];
     client.on('notification', (message) => {
-      if (message.channel === this.channel) this.onNotify(message.payload ?? '');
+      if (message.channel !== this.channel) return;
+      if (held) held.push(message.payload ?? '');
+      else this.onNotify(message.payload ?? '');
     });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
@@ -76,9 +86,14 @@ export class PostgresListener {
     }
     if (this.closed) {
       await client.end().catch(ignore);
-      return;
+      return ignore;
     }
     this.client = client;
+    return () => {
+      const heard = held ?? [];
+      held = undefined;
+      for (const payload of heard) this.onNotify(payload);
+    };
   }
 
   private lost(client: pg.Client): void {
@@ -97,8 +112,9 @@ export class PostgresListener {
 
   private async resubscribe(): Promise<void> {
     if (this.closed) return;
+    let handOn: () => void;
     try {
-      await this.subscribe();
+      handOn = await this.subscribe();
     } catch {
       if (!this.closed) this.retryLater();
       return;
@@ -106,6 +122,7 @@ export class PostgresListener {
     if (this.closed) return;
     this.failures = 0;
     this.options.onResubscribed?.();
+    handOn();
   }
 
   private checkAlive(): void {

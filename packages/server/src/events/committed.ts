@@ -1,4 +1,5 @@
 import { EventEmitter, on } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Unlisten } from '../db/connect.js';
 import type { EventName } from './catalog.js';
 import type { RecordedEvent } from './outbox.js';
@@ -127,19 +128,25 @@ export class CommittedEvents {
     }
   }
 
-  /** The events committed while the listener was away, oldest first, each not yet delivered. */
+  /**
+   * The events committed while the listener was away, oldest first, each not yet delivered. When
+   * the database went again, the read is tried again, and what is heard meanwhile waits behind it:
+   * those events were committed after the ones it reads back.
+   */
   private async catchUp(): Promise<void> {
-    let rows: EventRow[];
-    try {
-      rows = await this.db.query<EventRow>(
-        'SELECT id, org_id, type, data, created_at FROM events WHERE created_at >= $1 ORDER BY created_at, id LIMIT $2',
-        [new Date(this.lastRecordedAt - catchUpWindowMs), catchUpLimit],
-      );
-    } catch (error) {
-      // The database came back and went again: read back once it answers.
-      this.options.onError(error);
-      if (!this.closed) setTimeout(() => this.enqueue(() => this.catchUp()), catchUpRetryMs).unref();
-      return;
+    let rows: EventRow[] | undefined;
+    while (!rows) {
+      try {
+        rows = await this.db.query<EventRow>(
+          'SELECT id, org_id, type, data, created_at FROM events WHERE created_at >= $1 ORDER BY created_at, id LIMIT $2',
+          [new Date(this.lastRecordedAt - catchUpWindowMs), catchUpLimit],
+        );
+      } catch (error) {
+        if (this.closed) return;
+        this.options.onError(error);
+        await sleep(catchUpRetryMs, undefined, { ref: false });
+        if (this.closed) return;
+      }
     }
     let delivered = 0;
     for (const row of rows) {

@@ -77,6 +77,9 @@ const axeSource = (): string => {
 /** axe's rules that judge colours: all that can differ between a page's light and dark schemes. */
 export const colourRules = ['color-contrast', 'link-in-text-block'];
 
+/** Contexts whose new documents get axe-core before their own scripts. */
+const contextsWithAxe = new WeakSet<BrowserContext>();
+
 /**
  * Runs axe-core in the page and returns the serious and critical violations (the ones a test fails
  * on): every rule, or only `rules`. The first check in a context also installs axe as an init
@@ -84,10 +87,11 @@ export const colourRules = ['color-contrast', 'link-in-text-block'];
  * half a megabyte of source cost more than running it (~0.5 s against ~0.2 s a page).
  */
 export async function seriousAccessibilityViolations(page: Page, rules?: string[]): Promise<AxeViolation[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) {
+  if (!contextsWithAxe.has(page.context())) {
+    contextsWithAxe.add(page.context());
     await page.context().addInitScript({ content: axeSource() });
-    await page.addScriptTag({ content: axeSource() });
   }
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource() });
   const violations = await page.evaluate(async (only) => {
     type Violations = { violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] };
     const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<Violations> } }).axe;

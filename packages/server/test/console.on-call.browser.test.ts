@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
-import { colourRules, launchBrowser, seriousAccessibilityViolations, type TestBrowser } from './support/browser.js';
+import { colourRules, holdReads, launchBrowser, seriousAccessibilityViolations, type TestBrowser } from './support/browser.js';
 import { createAlert, createProject, type One, type Project } from './support/resources.js';
 import { acceptLink, type SignedIn } from './support/sessions.js';
 
@@ -109,21 +109,14 @@ describe('the console for the person on call, in Chromium at 1280 and 375 px, li
     const { page } = view;
     // Both first-page reads (when the page opens and when its stream opens) are read from the server
     // before the alert exists, and answered only after the stream has brought it.
-    const heldReads: Array<() => Promise<void>> = [];
-    let holding = true;
-    await page.route(/\/api\/v1\/alerts\?/, async (route) => {
-      if (!holding) return route.continue();
-      const response = await route.fetch();
-      heldReads.push(() => route.fulfill({ response }));
-    });
+    const firstPageReads = await holdReads(page, /\/api\/v1\/alerts\?/, async () => undefined);
     await page.goto(`${t.baseUrl}/alerts?projectId=${quiet.id}`);
     await page.getByTestId('live').getByText('Live').waitFor();
-    await expect.poll(() => heldReads.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => firstPageReads.seen().length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     const countsReadAfterChange = page.waitForRequest(/\/api\/v1\/alerts\/open-counts\?/);
     await createAlert(t, org, { title: 'Weekly report not sent', severity: 'high', projectId: quiet.id });
     await countsReadAfterChange;
-    holding = false;
-    for (const answer of heldReads.reverse()) await answer();
+    await firstPageReads.answerNewestFirst();
     await page.getByRole('link', { name: 'Weekly report not sent' }).waitFor({ timeout: 10_000 });
     await expect(page.locator('table.cards tbody tr').count()).resolves.toBe(1);
     await page.context().close();
@@ -178,21 +171,13 @@ describe('the console for the person on call, in Chromium at 1280 and 375 px, li
     await page.locator('.badges').getByText('active', { exact: true }).waitFor();
     // Each change makes the page read the alert again. The reads are held until one has read it
     // resolved, then answered newest first: the read after the acknowledgement answers last.
-    const heldReads: Array<{ status: string; answer: () => Promise<void> }> = [];
-    let holding = true;
-    await page.route(`${t.baseUrl}/api/v1/alerts/${alert.id}`, async (route) => {
-      if (!holding) return route.continue();
-      const response = await route.fetch();
-      const { data } = (await response.json()) as One<{ status: string }>;
-      heldReads.push({ status: data.status, answer: () => route.fulfill({ response }) });
-    });
-    const readAs = (status: string) => () => heldReads.some((read) => read.status === status);
+    const alertReads = await holdReads(page, `${t.baseUrl}/api/v1/alerts/${alert.id}`, async (response) => ((await response.json()) as One<{ status: string }>).data.status);
+    const readAs = (status: string) => () => alertReads.seen().includes(status);
     await bo.call('POST', `alerts/${alert.id}/acknowledge`);
     await expect.poll(readAs('acknowledged'), { timeout: 10_000 }).toBe(true);
     await bo.call('POST', `alerts/${alert.id}/resolve`);
     await expect.poll(readAs('resolved'), { timeout: 10_000 }).toBe(true);
-    holding = false;
-    for (const read of heldReads.reverse()) await read.answer();
+    await alertReads.answerNewestFirst();
     await page.locator('.badges').getByText('resolved', { exact: true }).waitFor({ timeout: 10_000 });
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     await expect(page.locator('.badges').getByText('resolved', { exact: true }).isVisible()).resolves.toBe(true);

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type APIResponse, type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium: the suite never downloads a browser. */
 export const chromiumPath = '/usr/bin/chromium';
@@ -106,4 +106,32 @@ export async function seriousAccessibilityViolations(page: Page, rules?: string[
     }));
   }, rules);
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}
+
+export interface HeldReads<T> {
+  /** What `inspect` kept of each held answer, in the order the requests were made. */
+  seen(): T[];
+  /** Answers every held request, the one made last first; the requests after it go through. */
+  answerNewestFirst(): Promise<void>;
+}
+
+/**
+ * Holds the page's requests to `url`: each is read from the server when it is made, and answered
+ * only by `answerNewestFirst()`, so a test can have answers arrive out of order.
+ */
+export async function holdReads<T>(page: Page, url: string | RegExp, inspect: (response: APIResponse) => Promise<T>): Promise<HeldReads<T>> {
+  const held: { seen: T; answer: () => Promise<void> }[] = [];
+  let holding = true;
+  await page.route(url, async (route) => {
+    if (!holding) return route.continue();
+    const response = await route.fetch();
+    held.push({ seen: await inspect(response), answer: () => route.fulfill({ response }) });
+  });
+  return {
+    seen: () => held.map((read) => read.seen),
+    async answerNewestFirst() {
+      holding = false;
+      for (const read of held.reverse()) await read.answer();
+    },
+  };
 }

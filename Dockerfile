@@ -1,11 +1,11 @@
 # Vigil: one image for every role (VIGIL_ROLE=api|worker|all). docs/operations.md, "Containers".
-# The console and the embed component are built with their dev dependencies (Vite), in a stage of
-# their own, so that the image holds only their built files.
-FROM node:22-bookworm-slim AS front-end
+# The console and the embed component are built with their dev dependencies (Vite), and the server
+# compiled (packages/server/dist), in a stage of their own, so that the image holds only their built files.
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc tsconfig.json ./
 COPY packages packages
-RUN npm ci --no-audit --no-fund --ignore-scripts && npm run build -w packages/console -w packages/embed
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm run build -w packages/console -w packages/embed -w packages/server
 
 FROM node:22-bookworm-slim
 
@@ -15,7 +15,7 @@ ENV NODE_ENV=production \
     VIGIL_DATA_DIR=/data
 
 WORKDIR /app
-# Dependencies first, so that a change of source reuses this layer. tsx runs the TypeScript as is.
+# Dependencies first, so that a change of source reuses this layer.
 # Every workspace's package.json, because the lockfile names them all; --ignore-scripts skips the
 # root's prepare (the front end comes built from the stage above).
 COPY package.json package-lock.json .npmrc ./
@@ -25,9 +25,11 @@ COPY packages/console/package.json packages/console/
 COPY packages/embed/package.json packages/embed/
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY packages/server/bin packages/server/bin
+COPY packages/server/launch packages/server/launch
 COPY packages/server/src packages/server/src
-COPY --from=front-end /app/packages/console/dist packages/console/dist
-COPY --from=front-end /app/packages/embed/dist packages/embed/dist
+COPY --from=build /app/packages/server/dist packages/server/dist
+COPY --from=build /app/packages/console/dist packages/console/dist
+COPY --from=build /app/packages/embed/dist packages/embed/dist
 COPY tsconfig.json LICENSE ./
 
 # Not root: the image's `node` user owns only the data directory (embedded PGlite, secret key, exports).
@@ -42,5 +44,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 
 # node is PID 1's only child: tini (`init: true` in compose, `docker run --init`) reaps and forwards
 # signals; without it node is PID 1 itself, which also works: Vigil installs its own SIGTERM handler.
-# Not `npm start`: no npm process in between, so SIGTERM reaches the server directly.
-CMD ["node", "--import", "tsx", "packages/server/src/main.ts"]
+# What `npm start` runs, without npm in between, so SIGTERM reaches the server directly. It runs
+# packages/server/dist, built above from the same sources (launch/compiled.js checks that).
+CMD ["node", "packages/server/bin/vigil.js", "serve"]

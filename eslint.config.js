@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'data/**', '**/dist/**', 'clients/python/**'] },
+  { ignores: ['**/node_modules/**', 'data/**', '**/dist/**', 'packages/server/.dist-*/**', 'clients/python/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

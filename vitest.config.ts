@@ -13,7 +13,7 @@ export default defineConfig({
   // the CommonJS one for graphql-jit, graphql-http and graphql-ws, and two copies of graphql refuse each other's schemas. Node picks CommonJS.
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   test: {
-    globalSetup: ['./packages/server/test/support/pglite-images.ts'],
+    globalSetup: ['./packages/server/test/support/compiled-build.ts', './packages/server/test/support/pglite-images.ts'],
     include: ['packages/*/test/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import { register } from 'tsx/esm/api';
+import { importVigilModule } from '../launch/compiled.js';
 
-register();
-const { main } = await import('../src/cli.ts');
+const { main } = await importVigilModule('cli');
 await main(process.argv.slice(2));

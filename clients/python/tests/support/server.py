@@ -1,5 +1,5 @@
-"""Starts a real Vigil server (`node --import tsx packages/server/src/main.ts`, PGlite in a temporary
-directory) and runs the `vigil` CLI against it, as an operator would."""
+"""Starts a real Vigil server (`node packages/server/bin/vigil.js serve`, what `npm start` runs, PGlite in
+a temporary directory) and runs the `vigil` CLI against it, as an operator would."""
 
 import json
 import os
@@ -15,7 +15,6 @@ from typing import Any, Dict, List, Optional
 import httpx
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
-MAIN = REPO_ROOT / "packages" / "server" / "src" / "main.ts"
 CLI = REPO_ROOT / "packages" / "server" / "bin" / "vigil.js"
 LISTENING = re.compile(r"listening on (http://\S+) ")
 
@@ -93,7 +92,7 @@ def start_vigil(extra_env: Optional[Dict[str, str]] = None) -> VigilServer:
     data_dir = tempfile.mkdtemp(prefix="vigil-python-")
     env = _clean_env({"VIGIL_DATA_DIR": data_dir, **(extra_env or {})})
     process = subprocess.Popen(
-        ["node", "--import", "tsx", str(MAIN)],
+        ["node", str(CLI), "serve"],
         cwd=REPO_ROOT,
         env={**env, "PORT": "0", "HOST": "127.0.0.1"},
         stdout=subprocess.PIPE,

@@ -11,7 +11,6 @@ import { postgresUrl } from './databases.js';
 import { pgliteImage, writePgliteImage } from './pglite-images.js';
 
 export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-const mainScript = path.join(repoRoot, 'packages/server/src/main.ts');
 const cliScript = path.join(repoRoot, 'packages/server/bin/vigil.js');
 
 export type Env = Record<string, string>;
@@ -59,9 +58,9 @@ export async function runCliJson<T = Record<string, unknown>>(args: string[], en
   return JSON.parse(result.stdout) as T;
 }
 
-/** The command that starts a server: by default `node --import tsx src/main.ts`, what `npm start` runs. */
+/** The command that starts a server: by default `node bin/vigil.js serve`, what `npm start` and the Dockerfile run. */
 export type StartCommand = [command: string, ...args: string[]];
-const mainCommand: StartCommand = [process.execPath, '--import', 'tsx', mainScript];
+const mainCommand: StartCommand = [process.execPath, cliScript, 'serve'];
 
 /** Each documented way to start the server, as an operator or a supervisor would run it. */
 export const documentedStarts: Record<string, StartCommand> = {

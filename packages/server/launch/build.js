@@ -1,0 +1,52 @@
+// @ts-check
+// `npm run build` (which `npm ci` runs): packages/server/src compiled file by file into dist/, the
+// way tsx compiles them (esbuild, the same tsconfig), with every other file (migrations, the GraphQL
+// schema) copied. Plain JavaScript, as launch/compiled.js, which reads the digest it writes.
+import { build } from 'esbuild';
+import { cp, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { compiledDigest, digestFile, serverRoot, sourcesDigest } from './compiled.js';
+
+/**
+ * Builds `root/dist` unless it is current. The build is written beside it and renamed into place
+ * with its digest in it, so a build cut short or running is never taken for a finished one. Answers
+ * whether it built.
+ * @param {string} [root]
+ */
+export async function buildServer(root = serverRoot) {
+  const digest = sourcesDigest(root);
+  if (compiledDigest(root) === digest) return false;
+  const sources = path.join(root, 'src');
+  const files = readdirSync(sources, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name));
+  const staging = await mkdtemp(path.join(root, '.dist-'));
+  try {
+    await build({
+      entryPoints: files.filter((file) => file.endsWith('.ts')),
+      outdir: staging,
+      outbase: sources,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      logLevel: 'warning',
+    });
+    for (const file of files.filter((file) => !file.endsWith('.ts'))) await cp(file, path.join(staging, path.relative(sources, file)));
+    await writeFile(path.join(staging, digestFile), digest);
+    // Another build of the same sources (npm ci and npm test at once) may have finished meanwhile.
+    if (compiledDigest(root) === digest) return false;
+    const dist = path.join(root, 'dist');
+    await rm(dist, { recursive: true, force: true });
+    await rename(staging, dist);
+    return true;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const built = await buildServer();
+  process.stdout.write(built ? 'packages/server/dist built from src\n' : 'packages/server/dist is current\n');
+}

@@ -4,7 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { benchDatabase } from './support/postgres.js';
-import { type RunningServer, startServer } from './support/processes.js';
+import { type RunningServer, startServer, vigilServe } from './support/processes.js';
 import { seedAlerts } from './support/seed.js';
 
 export interface AlertDedupBenchOptions {
@@ -83,7 +83,7 @@ export async function runAlertDedupBench(options: AlertDedupBenchOptions = {}): 
     ...(database ? { DATABASE_URL: database.url } : {}),
   };
   process.stderr.write(`rest: POST /alerts, plain and dedup repeats (work directory ${workDir})\n`);
-  const server = await startServer({ name: 'Vigil', script: 'packages/server/src/main.ts', env, readyPath: '/readyz', logFile: path.join(workDir, 'vigil.log') });
+  const server = await startServer({ name: 'Vigil', ...vigilServe, env, readyPath: '/readyz', logFile: path.join(workDir, 'vigil.log') });
   try {
     const org = await seedAlerts(server.url, env, 0);
     const alert = { title: 'Backup of db-1 failed', severity: 'high', projectId: org.projectId, description: 'The nightly backup exited 1.' };

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser } from 'playwright-core';
-import { repoRoot, runCommand, startServer } from './support/processes.js';
+import { repoRoot, runCommand, startServer, vigilServe } from './support/processes.js';
 
 const runs = 15;
 const secretKey = 'bench-secret-key-0123456789abcdef0123456789';
@@ -69,7 +69,7 @@ async function firstPageScripts(): Promise<{ bytes: number; gzip: number }> {
 export async function runConsoleBench(): Promise<string> {
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-bench-console-'));
   const env = { VIGIL_SECRET_KEY: secretKey, VIGIL_DATA_DIR: path.join(workDir, 'data'), VIGIL_ROLE: 'all', LOG_LEVEL: 'warn' };
-  const server = await startServer({ name: 'Vigil', script: 'packages/server/src/main.ts', env, readyPath: '/readyz', logFile: path.join(workDir, 'vigil.log') });
+  const server = await startServer({ name: 'Vigil', ...vigilServe, env, readyPath: '/readyz', logFile: path.join(workDir, 'vigil.log') });
   const hello = await helloPage();
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs });
   try {

@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget } from './support/load.js';
 import { type BenchMode, fullRun, sized } from './support/mode.js';
 import { benchDatabase } from './support/postgres.js';
-import { startServer } from './support/processes.js';
+import { startServer, vigilServe } from './support/processes.js';
 import { seedAlerts } from './support/seed.js';
 
 const connections = 50;
@@ -136,7 +136,7 @@ export async function runGraphqlBench(mode: BenchMode = fullRun): Promise<string
     // The fan-out's subscribers share one key: one socket each, more than a key may open by default.
     VIGIL_GRAPHQL_MAX_SOCKETS: String(subscribers),
   };
-  const server = await startServer({ name: 'Vigil', script: 'packages/server/src/main.ts', env, logFile: path.join(workDir, 'vigil.log'), readyPath: '/readyz' });
+  const server = await startServer({ name: 'Vigil', ...vigilServe, env, logFile: path.join(workDir, 'vigil.log'), readyPath: '/readyz' });
   try {
     process.stderr.write('graphql: seeding\n');
     const org = await seedAlerts(server.url, env, 25);

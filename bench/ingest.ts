@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { type RunningServer, startServer } from './support/processes.js';
+import { type RunningServer, startServer, vigilServe } from './support/processes.js';
 import { type BenchMode, fullRun, sized } from './support/mode.js';
 import { assertAllAnswered, type LoadResult, pacedLoadApart } from './support/load.js';
 import { type SeededOrg, seedAlerts } from './support/seed.js';
@@ -200,7 +200,7 @@ export async function runIngestBench(mode: BenchMode = fullRun): Promise<string>
       LOG_LEVEL: 'warn',
       DATABASE_URL: database.url,
     };
-    const server = await startServer({ name: 'Vigil', script: 'packages/server/src/main.ts', env, readyPath: '/readyz', logFile: path.join(workDir, 'vigil.log') });
+    const server = await startServer({ name: 'Vigil', ...vigilServe, env, readyPath: '/readyz', logFile: path.join(workDir, 'vigil.log') });
     try {
       const org = await seedAlerts(server.url, env, 0);
       const project = (await (

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget, pacedLoadApart } from './support/load.js';
 import { benchDatabase } from './support/postgres.js';
-import { type ServerSpec, startServer } from './support/processes.js';
+import { type ServerSpec, startServer, vigilServe } from './support/processes.js';
 import { seedAlerts } from './support/seed.js';
 
 export interface RestBenchOptions {
@@ -125,7 +125,7 @@ export async function runRestBench(options: RestBenchOptions = {}): Promise<stri
     LOG_LEVEL: 'info',
     ...(database ? { DATABASE_URL: database.url } : {}),
   };
-  const vigilSpec = { name: 'Vigil', script: 'packages/server/src/main.ts', env: vigilEnv, readyPath: '/readyz' };
+  const vigilSpec = { name: 'Vigil', ...vigilServe, env: vigilEnv, readyPath: '/readyz' };
 
   process.stderr.write(`rest: seeding through the vigil CLI and the REST API (work directory ${workDir})\n`);
   const seeding = await startServer({ ...vigilSpec, logFile: path.join(workDir, 'vigil-seed.log') });
@@ -168,7 +168,7 @@ export async function runRestBench(options: RestBenchOptions = {}): Promise<stri
     `### REST: authenticated \`GET /api/v1/alerts\`, ${listedAlerts} items`,
     '',
     `- Database: ${databaseLine}.`,
-    `- Each server runs alone in a child process (\`node --import tsx\`), the load in the parent (the steady case's in a new process of its own), each case ${durationSeconds} s: ` +
+    `- Each server runs alone in a child process (Vigil as \`npm start\` runs it, \`node packages/server/bin/vigil.js serve\` from the compiled build; the others with \`node --import tsx\`), the load in the parent (the steady case's in a new process of its own), each case ${durationSeconds} s: ` +
       `${warmUpSeconds(durationSeconds)} s warm-up, saturated (autocannon, ${connections} connections), then, after ${settleMs / 1000} s idle, a steady ${count(fixedRate)} req/s ` +
       `(one request every millisecond over up to ${connections} undici connections, latency counted from when the request was due; its first ${steadyWarmUpSeconds} s unrecorded, while the new load process's own code warms up), ` +
       `then autocannon \`-R ${fixedRate}\` (bursty: each connection sends its share of the second at once). Latencies per response, 2xx only.`,

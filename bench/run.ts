@@ -8,6 +8,7 @@ import { runGraphqlBench } from './graphql.js';
 import { runIngestBench } from './ingest.js';
 import { runRestBench } from './rest.js';
 import { runScaleOutBench } from './scale-out.js';
+import { buildServer } from '../packages/server/launch/build.js';
 import { describeMachine } from './support/machine.js';
 import type { BenchMode } from './support/mode.js';
 import { repoRoot } from './support/processes.js';
@@ -67,6 +68,7 @@ async function runPart(part: Part, options: ReturnType<typeof parse>): Promise<s
 
 async function main(): Promise<void> {
   const options = parse(process.argv.slice(2));
+  if (await buildServer()) process.stderr.write('bench: packages/server/dist built from the sources as they are\n');
   const sections = [`## Run of ${new Date().toISOString().slice(0, 10)}`, '', describeMachine()];
   for (const part of options.selected) {
     const started = performance.now();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget } from './support/load.js';
 import { type BenchMode, fullRun, sized } from './support/mode.js';
 import { benchDatabase } from './support/postgres.js';
-import { type RunningServer, startServer } from './support/processes.js';
+import { type RunningServer, startServer, vigilServe } from './support/processes.js';
 import { seedAlerts } from './support/seed.js';
 
 const connections = 50;
@@ -67,7 +67,7 @@ export async function runScaleOutBench(mode: BenchMode = fullRun): Promise<strin
     VIGIL_ROLE: 'api',
     LOG_LEVEL: 'warn',
   };
-  const spec = { script: 'packages/server/src/main.ts', env, readyPath: '/readyz' };
+  const spec = { ...vigilServe, env, readyPath: '/readyz' };
   const servers = [
     await startServer({ ...spec, name: 'api-1', logFile: path.join(workDir, 'api-1.log') }),
     await startServer({ ...spec, name: 'api-2', logFile: path.join(workDir, 'api-2.log') }),

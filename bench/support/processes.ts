@@ -9,8 +9,9 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 export interface ServerSpec {
   name: string;
-  /** The entry file, relative to the repository root; run with `node --import tsx`. */
+  /** The entry file, relative to the repository root; a `.ts` file runs with `node --import tsx`. */
   script: string;
+  args?: readonly string[];
   env: Record<string, string>;
   /** Standard output and error of the server go here (Vigil's pino log lines among them). */
   logFile: string;
@@ -27,6 +28,9 @@ export interface RunningServer {
   rssBytes(): number;
   stop(): Promise<void>;
 }
+
+/** Vigil's server as `npm start` runs it: `vigil serve`, from the compiled build (bench/run.ts builds it first). */
+export const vigilServe = { script: 'packages/server/bin/vigil.js', args: ['serve'] } as const;
 
 const clockTicksPerSecond = 100;
 
@@ -84,7 +88,8 @@ export async function startServer(spec: ServerSpec): Promise<RunningServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const log = openSync(spec.logFile, 'a');
-  const child = spawn(process.execPath, [...(spec.nodeOptions ?? []), '--import', 'tsx', spec.script], {
+  const loader = spec.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...(spec.nodeOptions ?? []), ...loader, spec.script, ...(spec.args ?? [])], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...spec.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', log, log],

@@ -23,6 +23,7 @@ export async function buildServer(root = serverRoot) {
     .filter((entry) => entry.isFile())
     .map((entry) => path.join(entry.parentPath, entry.name));
   const staging = await mkdtemp(path.join(root, '.dist-'));
+  const retired = `${staging}.old`;
   try {
     await build({
       entryPoints: files.filter((file) => file.endsWith('.ts')),
@@ -35,14 +36,22 @@ export async function buildServer(root = serverRoot) {
     });
     for (const file of files.filter((file) => !file.endsWith('.ts'))) await cp(file, path.join(staging, path.relative(sources, file)));
     await writeFile(path.join(staging, digestFile), digest);
-    // Another build of the same sources (npm ci and npm test at once) may have finished meanwhile.
+    // Another build of the same sources (npm ci and npm test at once) may finish meanwhile: the old
+    // build is renamed aside, never deleted in place, so that two builds never delete the same tree.
     if (compiledDigest(root) === digest) return false;
     const dist = path.join(root, 'dist');
-    await rm(dist, { recursive: true, force: true });
-    await rename(staging, dist);
+    await rename(dist, retired).catch((error) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+    try {
+      await rename(staging, dist);
+    } catch (error) {
+      if (compiledDigest(root) === digest) return false;
+      throw error;
+    }
     return true;
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    await Promise.all([rm(staging, { recursive: true, force: true }), rm(retired, { recursive: true, force: true })]);
   }
 }
 

@@ -71,6 +71,14 @@ describe('the compiled build (npm run build) and the launcher that picks it', ()
     expect((await launch()).runFrom).toMatch(/\/src\/cli\.ts$/);
   });
 
+  it('leaves one finished build and nothing half-written when two builds run at once (npm ci beside npm test)', async () => {
+    const built = await Promise.all([buildServer(root), buildServer(root), buildServer(root)]);
+    expect(built).toContain(true);
+    expect(compiledBuildIsCurrent(root)).toBe(true);
+    expect((await readdir(root)).sort()).toEqual(['dist', 'package.json', 'src']);
+    expect((await launch()).said).toBe('hello build');
+  });
+
   it("is current for this repository's own sources once the tests' global setup has run", () => {
     expect(compiledBuildIsCurrent()).toBe(true);
   });

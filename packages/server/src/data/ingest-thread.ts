@@ -6,7 +6,7 @@ import { startThread } from '../platform/threads.js';
 import type { IngestResult } from './ingest.js';
 import type { IngestJob, MainMessage, StatementRequest, ThreadError, ThreadMessage } from './ingest-messages.js';
 
-/** Threads kept idle for the next uploads: starting one costs about 0.7 s of CPU (tsx, the readers' modules). */
+/** Threads kept idle for the next uploads: starting one costs up to 0.7 s of CPU (the readers' modules, and tsx when run from the sources). */
 const keepIdle = 2;
 
 /** The thread ended during a job: it crashed (out of memory) or was stopped. */

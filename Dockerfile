@@ -17,7 +17,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 # Dependencies first, so that a change of source reuses this layer.
 # Every workspace's package.json, because the lockfile names them all; --ignore-scripts skips the
-# root's prepare (the front end comes built from the stage above).
+# root's prepare (the front end and the compiled server come built from the stage above).
 COPY package.json package-lock.json .npmrc ./
 COPY packages/server/package.json packages/server/
 COPY packages/client/package.json packages/client/

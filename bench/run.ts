@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { buildServer } from '../packages/server/launch/build.js';
 import { runAlertDedupBench } from './alert-dedup.js';
 import { runClientBench } from './client.js';
 import { runConsoleBench } from './console.js';
@@ -8,7 +9,6 @@ import { runGraphqlBench } from './graphql.js';
 import { runIngestBench } from './ingest.js';
 import { runRestBench } from './rest.js';
 import { runScaleOutBench } from './scale-out.js';
-import { buildServer } from '../packages/server/launch/build.js';
 import { describeMachine } from './support/machine.js';
 import type { BenchMode } from './support/mode.js';
 import { repoRoot } from './support/processes.js';

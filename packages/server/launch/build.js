@@ -4,10 +4,9 @@
 // schema) copied. Plain JavaScript, as launch/compiled.js, which reads the digest it writes.
 import { build } from 'esbuild';
 import { cp, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compiledDigest, digestFile, serverRoot, sourcesDigest } from './compiled.js';
+import { compiledDigest, digestFile, serverRoot, sourceFiles, sourcesDigest } from './compiled.js';
 
 /**
  * Builds `root/dist` unless it is current. The build is written beside it and renamed into place
@@ -19,14 +18,12 @@ export async function buildServer(root = serverRoot) {
   const digest = sourcesDigest(root);
   if (compiledDigest(root) === digest) return false;
   const sources = path.join(root, 'src');
-  const files = readdirSync(sources, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.join(entry.parentPath, entry.name));
+  const files = sourceFiles(root);
   const staging = await mkdtemp(path.join(root, '.dist-'));
   const retired = `${staging}.old`;
   try {
     await build({
-      entryPoints: files.filter((file) => file.endsWith('.ts')),
+      entryPoints: files.filter((file) => file.endsWith('.ts')).map((file) => path.join(sources, file)),
       outdir: staging,
       outbase: sources,
       format: 'esm',
@@ -34,7 +31,7 @@ export async function buildServer(root = serverRoot) {
       target: 'node20',
       logLevel: 'warning',
     });
-    for (const file of files.filter((file) => !file.endsWith('.ts'))) await cp(file, path.join(staging, path.relative(sources, file)));
+    for (const file of files.filter((file) => !file.endsWith('.ts'))) await cp(path.join(sources, file), path.join(staging, file));
     await writeFile(path.join(staging, digestFile), digest);
     // Another build of the same sources (npm ci and npm test at once) may finish meanwhile: the old
     // build is renamed aside, never deleted in place, so that two builds never delete the same tree.

@@ -11,19 +11,27 @@ const buildRecipe = fileURLToPath(new URL('./build.js', import.meta.url));
 export const digestFile = 'sources.sha256';
 
 /**
+ * Every file under `root/src`, as paths relative to it, in order: what the build compiles or copies
+ * and what its digest covers.
+ * @param {string} [root]
+ */
+export function sourceFiles(root = serverRoot) {
+  const sources = path.join(root, 'src');
+  return readdirSync(sources, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(sources, path.join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+/**
  * Every file under `root/src` (path and content, in path order) and the build recipe itself,
  * hashed: the digest a build writes beside its output. Reading the sources takes 10–20 ms, and a
  * digest of their content (not their times) cannot be fooled by a checkout or a restored file.
  * @param {string} [root]
  */
 export function sourcesDigest(root = serverRoot) {
-  const sources = path.join(root, 'src');
-  const files = readdirSync(sources, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(sources, path.join(entry.parentPath, entry.name)))
-    .sort();
   const hash = createHash('sha256').update(readFileSync(buildRecipe));
-  for (const file of files) hash.update(`\0${file}\0`).update(readFileSync(path.join(sources, file)));
+  for (const file of sourceFiles(root)) hash.update(`\0${file}\0`).update(readFileSync(path.join(root, 'src', file)));
   return hash.digest('hex');
 }
 

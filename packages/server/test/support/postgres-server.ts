@@ -61,14 +61,22 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   const stop = async () => {
     await pgTool('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
   };
-  /** The postmaster and every backend and helper process it started. */
-  const processes = async (): Promise<number[]> => {
-    const postmaster = Number((await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
-    const { stdout } = await run('pgrep', ['-P', String(postmaster)]).catch(() => ({ stdout: '' }));
-    return [postmaster, ...stdout.split('\n').filter(Boolean).map(Number)];
-  };
+  /**
+   * The postmaster, then every backend and helper process it started. The postmaster is signalled
+   * before its children are listed: stopped, it forks no backend the list would miss (a connection
+   * the pool or the listener opens meanwhile), and a child gone since the list is no error.
+   */
   const signalAll = async (signal: NodeJS.Signals) => {
-    for (const pid of await processes()) process.kill(pid, signal);
+    const postmaster = Number((await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    process.kill(postmaster, signal);
+    const { stdout } = await run('pgrep', ['-P', String(postmaster)]).catch(() => ({ stdout: '' }));
+    for (const pid of stdout.split('\n').filter(Boolean).map(Number)) {
+      try {
+        process.kill(pid, signal);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    }
   };
   await start();
   return {

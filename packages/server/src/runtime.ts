@@ -7,6 +7,7 @@ import { connectDb, type Db } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './platform/rate-limit.js';
+import { standardOutput } from './platform/log-output.js';
 import { keepDataPrivate } from './platform/private-files.js';
 import { resolveSecretKey } from './platform/secret-key.js';
 
@@ -65,7 +66,7 @@ export async function openRuntime(config: Config, options: { migrate?: boolean }
     await db.close();
     throw error;
   }
-  const log = pino({ level: config.logLevel });
+  const log = pino({ level: config.logLevel }, standardOutput());
   const limiter = new RateLimiter(
     config.redisUrl ? new RedisCounterStore(await redisClient(config.redisUrl)) : new MemoryCounterStore(),
     (message, error) => log.warn({ err: error }, message),

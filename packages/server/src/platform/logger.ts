@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import type { Bindings, ChildLoggerOptions } from 'pino';
+import type { Bindings, ChildLoggerOptions, DestinationStream } from 'pino';
+import { standardOutput } from './log-output.js';
 
 const secretFields = ['password', 'secret', 'apiKey', 'api_key', 'token', 'authorization', 'cookie'];
 
@@ -15,12 +16,9 @@ export const redactedPaths = [
   'req.headers.cookie',
 ];
 
-export function loggerOptions(level: string, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
-  return {
-    level,
-    redact: { paths: redactedPaths, censor: '[redacted]' },
-    ...(stream ? { stream } : {}),
-  };
+/** Standard output (log-output.ts) unless `stream` is given. */
+export function loggerOptions(level: string, stream: NodeJS.WritableStream | DestinationStream = standardOutput()): FastifyServerOptions['logger'] {
+  return { level, redact: { paths: redactedPaths, censor: '[redacted]' }, stream };
 }
 
 type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -1,5 +1,6 @@
 import type { RowsLoad } from '../data/ingest.js';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { droppedLogLines } from './log-output.js';
 
 /**
  * The process's Prometheus metrics (docs/operations.md lists them). One registry per process, as
@@ -20,6 +21,16 @@ export const rateLimitRefusals = new Counter({
   name: 'vigil_rate_limit_refusals_total',
   help: 'Requests refused with 429 RATE_LIMITED.',
   registers,
+});
+
+new Counter({
+  name: 'vigil_log_lines_dropped_total',
+  help: 'Log lines dropped because standard output took nothing while the most the log holds in memory waited for it.',
+  registers,
+  collect() {
+    this.reset();
+    this.inc(droppedLogLines());
+  },
 });
 
 export const webhookAttempts = new Counter({

@@ -1,0 +1,104 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pino, { type DestinationStream } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { boundedLogOutput, droppedLogLines } from '../src/platform/log-output.js';
+import { registry } from '../src/platform/metrics.js';
+
+const lines = 2000;
+const message = 'x'.repeat(200);
+
+interface LogLine {
+  level: number;
+  msg: string;
+  n?: number;
+  droppedLines?: number;
+}
+
+function writeLines(output: DestinationStream): void {
+  const log = pino({}, output);
+  for (let n = 0; n < lines; n++) log.info({ n }, message);
+}
+
+const parse = (text: string): LogLine[] =>
+  text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as LogLine);
+
+/** Reads a non-blocking pipe until `done` says what came is complete. */
+async function readUntil(fd: number, done: (text: string) => boolean): Promise<string> {
+  const chunk = Buffer.alloc(64 * 1024);
+  let text = '';
+  const deadline = Date.now() + 10_000;
+  while (!done(text)) {
+    if (Date.now() > deadline) throw new Error(`the pipe stopped giving lines after ${text.length} bytes`);
+    try {
+      const read = readSync(fd, chunk);
+      text += chunk.subarray(0, read).toString('utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      await sleep(10);
+    }
+  }
+  return text;
+}
+
+function ended(output: DestinationStream): Promise<void> {
+  return new Promise((resolve) => {
+    const stream = output as DestinationStream & { end(): void; once(event: 'close', listener: () => void): void };
+    stream.once('close', resolve);
+    stream.end();
+  });
+}
+
+describe('the log output', () => {
+  it('holds at most its bound while its reader takes nothing, and counts and reports every line it drops', async () => {
+    const fifo = path.join(mkdtempSync(path.join(os.tmpdir(), 'vigil-log-')), 'stdout');
+    execFileSync('mkfifo', [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    // Blocking, as the pipe to a log shipper is: a full pipe holds the write until it is read.
+    const writer = openSync(fifo, constants.O_WRONLY);
+    const maxBytes = 64 * 1024;
+    const output = boundedLogOutput(writer, maxBytes);
+    const droppedBefore = droppedLogLines();
+
+    writeLines(output);
+    await sleep(200);
+    const dropped = droppedLogLines() - droppedBefore;
+    expect(dropped).toBeGreaterThan(0);
+    expect(await registry.getSingleMetricAsString('vigil_log_lines_dropped_total')).toContain(`vigil_log_lines_dropped_total ${droppedLogLines()}`);
+
+    const text = await readUntil(reader, (read) => read.includes('log lines were dropped'));
+    const received = parse(text);
+    const requestLines = received.filter((line) => line.msg === message);
+    const notice = received.find((line) => line.droppedLines !== undefined);
+    expect(notice).toMatchObject({ level: 40, droppedLines: dropped });
+    expect(requestLines.length + dropped).toBe(lines);
+    // What was kept: the pipe's own 64 KiB, one write in flight (16 KiB at most) and the bound.
+    const lineBytes = text.indexOf('\n') + 1;
+    expect(requestLines.length).toBeLessThanOrEqual(Math.ceil((64 * 1024 + 16 * 1024 + maxBytes) / lineBytes));
+    expect(requestLines.map((line) => line.n)).toEqual([...requestLines.map((line) => line.n)].sort((a, b) => (a ?? 0) - (b ?? 0)));
+
+    await ended(output);
+    closeSync(reader);
+  });
+
+  it('drops nothing and reports nothing when its output keeps up', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'vigil-log-')), 'log.jsonl');
+    const fd = openSync(file, 'w');
+    // The bound a server runs with: every line of the burst is held until the file takes it.
+    const output = boundedLogOutput(fd);
+    const droppedBefore = droppedLogLines();
+
+    writeLines(output);
+    await ended(output);
+
+    const received = parse(readFileSync(file, 'utf8'));
+    expect(received.map((line) => line.n)).toEqual([...Array(lines).keys()]);
+    expect(droppedLogLines()).toBe(droppedBefore);
+  });
+});

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget, pacedLoadApart } from './support/load.js';
-import { benchDatabase } from './support/postgres.js';
-import { type ServerSpec, startServer, vigilServe } from './support/processes.js';
+import { type BenchDatabase, benchDatabase } from './support/postgres.js';
+import { type RunningServer, type ServerSpec, startServer, vigilServe } from './support/processes.js';
 import { seedAlerts } from './support/seed.js';
 
 export interface RestBenchOptions {
@@ -20,6 +20,8 @@ export interface RestBenchOptions {
 }
 
 const connections = 50;
+/** Saturated rounds of the minimal route and Vigil, alternating; a smoke run has one. */
+const rounds = (options: RestBenchOptions) => (options.smoke ? 1 : 3);
 const fixedRate = 1_000;
 const listedAlerts = 20;
 const benchSecretKey = 'bench-secret-key-0123456789abcdef0123456789';
@@ -31,15 +33,26 @@ interface Case {
   headers?: Record<string, string>;
 }
 
-interface Measured {
-  name: string;
-  saturated: LoadResult;
+interface Saturated {
+  result: LoadResult;
   /** The server process's own CPU time per request while saturated: what it costs, apart from the database. */
   cpuMicrosPerRequest: number;
+}
+
+interface Measured {
+  name: string;
+  /** One per round, in order (the hello world's: one). */
+  saturated: Saturated[];
   /** One request every millisecond: the steady 1,000 req/s the latency target is about. */
   paced: LoadResult;
   /** autocannon's own `overallRate`, for comparison: each second's requests leave in a burst. */
   burst: LoadResult;
+}
+
+interface Started {
+  bench: Case;
+  server: RunningServer;
+  target: LoadTarget;
 }
 
 async function fetchBody(target: LoadTarget): Promise<unknown> {
@@ -48,28 +61,21 @@ async function fetchBody(target: LoadTarget): Promise<unknown> {
   return response.json();
 }
 
-async function measure(bench: Case, logFile: string, durationSeconds: number, smoke: boolean): Promise<{ result: Measured; body: unknown }> {
-  process.stderr.write(`rest: ${bench.name}\n`);
-  const server = await startServer({ ...bench.spec, logFile });
-  try {
-    const target = { url: `${server.url}${bench.path}`, headers: bench.headers };
-    const body = await fetchBody(target);
-    if (!smoke) await autocannonLoad(target, connections, warmUpSeconds(durationSeconds));
-    const cpuBefore = server.cpuSeconds();
-    const saturated = await autocannonLoad(target, connections, durationSeconds);
-    const cpuMicrosPerRequest = ((server.cpuSeconds() - cpuBefore) * 1e6) / saturated.requests;
-    // The steady case starts once the server has settled after saturation: traced request by
-    // request, most of the hello-world server's slow answers and a quarter of the minimal route's
-    // came in its first half second otherwise (BENCHMARKS.md, 2026-11-27 evening).
-    if (!smoke) await sleep(settleMs);
-    const paced = await pacedLoadApart(target, fixedRate, connections, durationSeconds, steadyWarmUpSeconds);
-    const burst = await autocannonLoad(target, connections, durationSeconds, fixedRate);
-    assertAllAnswered(bench.name, [saturated, paced, burst]);
-    return { result: { name: bench.name, saturated, cpuMicrosPerRequest, paced, burst }, body };
-  } finally {
-    await server.stop();
-  }
+async function saturate({ bench, server, target }: Started, durationSeconds: number): Promise<Saturated> {
+  process.stderr.write(`rest: ${bench.name}, saturated\n`);
+  const cpuBefore = server.cpuSeconds();
+  const result = await autocannonLoad(target, connections, durationSeconds);
+  return { result, cpuMicrosPerRequest: ((server.cpuSeconds() - cpuBefore) * 1e6) / result.requests };
 }
+
+/** The round whose Vigil ÷ minimal route ratio is the median one (the lower middle of an even count). */
+function medianRound(minimal: Measured, vigil: Measured): number {
+  const byShare = vigil.saturated.map((_, round) => round).sort((a, b) => share(minimal, vigil, a) - share(minimal, vigil, b));
+  return byShare[Math.floor((byShare.length - 1) / 2)];
+}
+
+const share = (minimal: Measured, vigil: Measured, round: number) =>
+  vigil.saturated[round].result.requestsPerSecond / minimal.saturated[round].result.requestsPerSecond;
 
 const settleMs = 2000;
 /** The steady load's first second, unrecorded: its new process's own start (pacedLoad). */
@@ -79,39 +85,59 @@ const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const ms = (value: number) => value.toFixed(2);
 const ratio = (value: number) => value.toFixed(2);
 
-function table(rows: Measured[]): string {
+function table(rows: Measured[], round: (row: Measured) => number): string {
   const latency = (result: LoadResult) => `${ms(result.p50Ms)} | ${ms(result.p99Ms)}`;
   return [
     '| server | saturated req/s | p50 ms | p99 ms | server CPU µs/req | steady 1,000/s: req/s | p50 ms | p99 ms | autocannon -R 1000: p50 ms | p99 ms | failed |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map(
-      ({ name, saturated, cpuMicrosPerRequest, paced, burst }) =>
-        `| ${name} | ${count(saturated.requestsPerSecond)} | ${latency(saturated)} | ${count(cpuMicrosPerRequest)} | ` +
-        `${count(paced.requestsPerSecond)} | ${latency(paced)} | ` +
-        `${latency(burst)} | ${saturated.failures + paced.failures + burst.failures} |`,
-    ),
+    ...rows.map((row) => {
+      const { result, cpuMicrosPerRequest } = row.saturated[round(row)];
+      const failed = [...row.saturated.map((each) => each.result), row.paced, row.burst].reduce((total, each) => total + each.failures, 0);
+      return (
+        `| ${row.name} | ${count(result.requestsPerSecond)} | ${latency(result)} | ${count(cpuMicrosPerRequest)} | ` +
+        `${count(row.paced.requestsPerSecond)} | ${latency(row.paced)} | ${latency(row.burst)} | ${failed} |`
+      );
+    }),
+  ].join('\n');
+}
+
+function roundsTable(minimal: Measured, vigil: Measured): string {
+  return [
+    '| round | minimal route req/s | Vigil req/s | Vigil ÷ minimal route | server CPU µs/req, minimal route | Vigil | Vigil − minimal route |',
+    '|---:|---:|---:|---:|---:|---:|---:|',
+    ...vigil.saturated.map((each, round) => {
+      const base = minimal.saturated[round];
+      return (
+        `| ${round + 1} | ${count(base.result.requestsPerSecond)} | ${count(each.result.requestsPerSecond)} | ${ratio(share(minimal, vigil, round))} | ` +
+        `${count(base.cpuMicrosPerRequest)} | ${count(each.cpuMicrosPerRequest)} | ${count(each.cpuMicrosPerRequest - base.cpuMicrosPerRequest)} |`
+      );
+    }),
   ].join('\n');
 }
 
 function verdicts(hello: Measured, minimal: Measured, vigil: Measured, onPostgres: boolean): string {
-  const share = vigil.saturated.requestsPerSecond / minimal.saturated.requestsPerSecond;
+  const round = medianRound(minimal, vigil);
+  const median = share(minimal, vigil, round);
+  const shares = vigil.saturated.map((_, each) => ratio(share(minimal, vigil, each))).join(', ');
+  const [helloSaturated, minimalSaturated, vigilSaturated] = [hello.saturated[0], minimal.saturated[round], vigil.saturated[round]];
   const met = (ok: boolean) => (onPostgres ? (ok ? ' — met' : ' — **not met**') : ' (targets are set on PostgreSQL)');
   return [
-    `- Vigil ÷ minimal route, saturated req/s: **${ratio(share)}** (target ≥ 0.90)${met(share >= 0.9)}`,
+    `- Vigil ÷ minimal route, saturated req/s, ${vigil.saturated.length === 1 ? 'one round' : `the median of ${vigil.saturated.length} rounds`}: **${ratio(median)}** (target ≥ 0.90)${met(median >= 0.9)}; each round: ${shares}`,
     `- Vigil p99 at a steady ${count(fixedRate)} req/s: **${ms(vigil.paced.p99Ms)} ms** (target ≤ 5 ms)${met(vigil.paced.p99Ms <= 5)}; ` +
       `the hello world's in the same run ${ms(hello.paced.p99Ms)} ms, the minimal route's ${ms(minimal.paced.p99Ms)} ms`,
-    `- minimal route ÷ hello world, saturated req/s: ${ratio(minimal.saturated.requestsPerSecond / hello.saturated.requestsPerSecond)} (what the query and its JSON cost)`,
-    `- Vigil ÷ hello world, saturated req/s: ${ratio(vigil.saturated.requestsPerSecond / hello.saturated.requestsPerSecond)}`,
-    `- Server CPU per request, Vigil − minimal route: ${count(vigil.cpuMicrosPerRequest - minimal.cpuMicrosPerRequest)} µs ` +
-      `(what Vigil adds per request in its own process; ${ratio(vigil.cpuMicrosPerRequest / minimal.cpuMicrosPerRequest)} × the minimal route's)`,
+    `- minimal route ÷ hello world, saturated req/s: ${ratio(minimalSaturated.result.requestsPerSecond / helloSaturated.result.requestsPerSecond)} (what the query and its JSON cost)`,
+    `- Vigil ÷ hello world, saturated req/s: ${ratio(vigilSaturated.result.requestsPerSecond / helloSaturated.result.requestsPerSecond)}`,
+    `- Server CPU per request, Vigil − minimal route, in the median round: ${count(vigilSaturated.cpuMicrosPerRequest - minimalSaturated.cpuMicrosPerRequest)} µs ` +
+      `(what Vigil adds per request in its own process; ${ratio(vigilSaturated.cpuMicrosPerRequest / minimalSaturated.cpuMicrosPerRequest)} × the minimal route's)`,
   ].join('\n');
 }
 
 /**
- * Three servers on one database, each alone in a child process while it is measured: a bare
- * Fastify hello world, a minimal Fastify + database route running the alert list's SQL, and Vigil
- * answering an authenticated `GET /api/v1/alerts` of 20 items. autocannon saturates each with 50
- * connections, then holds 1,000 requests per second.
+ * Three servers on one database, each in a child process of its own, idle while another is
+ * measured: a bare Fastify hello world, a minimal Fastify + database route running the alert list's
+ * SQL, and Vigil answering an authenticated `GET /api/v1/alerts` of 20 items. autocannon saturates
+ * each with 50 connections (the minimal route and Vigil in alternating rounds), then each holds
+ * 1,000 requests per second.
  */
 export async function runRestBench(options: RestBenchOptions = {}): Promise<string> {
   const durationSeconds = options.smoke ? 1 : (options.durationSeconds ?? 10);
@@ -151,16 +177,45 @@ export async function runRestBench(options: RestBenchOptions = {}): Promise<stri
       headers: { authorization: `Bearer ${org.apiKey}` },
     },
   ];
-  const measured: Measured[] = [];
-  const bodies: unknown[] = [];
-  for (const bench of cases) {
-    const { result, body } = await measure(bench, path.join(workDir, `${bench.spec.name}.log`), durationSeconds, options.smoke ?? false);
-    measured.push(result);
-    bodies.push(body);
-  }
-  deepStrictEqual(bodies[1], bodies[2], 'the minimal route and Vigil must answer the same JSON');
-  const [hello, minimal, vigil] = measured;
+  const started: Started[] = [];
+  try {
+    for (const bench of cases) {
+      const server = await startServer({ ...bench.spec, logFile: path.join(workDir, `${bench.spec.name}.log`) });
+      started.push({ bench, server, target: { url: `${server.url}${bench.path}`, headers: bench.headers } });
+    }
+    const [helloServer, minimalServer, vigilServer] = started;
+    deepStrictEqual(await fetchBody(minimalServer.target), await fetchBody(vigilServer.target), 'the minimal route and Vigil must answer the same JSON');
+    if (!options.smoke) for (const each of started) await autocannonLoad(each.target, connections, warmUpSeconds(durationSeconds));
 
+    const helloSaturated = await saturate(helloServer, durationSeconds);
+    const alternating: Saturated[][] = [[], []];
+    for (let round = 0; round < rounds(options); round++) {
+      for (const [index, each] of [minimalServer, vigilServer].entries()) alternating[index].push(await saturate(each, durationSeconds));
+    }
+    const saturated = [[helloSaturated], ...alternating];
+
+    const measured: Measured[] = [];
+    for (const [index, each] of started.entries()) {
+      process.stderr.write(`rest: ${each.bench.name}, steady\n`);
+      // The steady case starts once the server has settled after saturation: traced request by
+      // request, most of the hello-world server's slow answers and a quarter of the minimal route's
+      // came in its first half second otherwise (BENCHMARKS.md, 2026-11-27 evening).
+      if (!options.smoke) await sleep(settleMs);
+      const paced = await pacedLoadApart(each.target, fixedRate, connections, durationSeconds, steadyWarmUpSeconds);
+      const burst = await autocannonLoad(each.target, connections, durationSeconds, fixedRate);
+      measured.push({ name: each.bench.name, saturated: saturated[index], paced, burst });
+      assertAllAnswered(each.bench.name, [...saturated[index].map((one) => one.result), paced, burst]);
+    }
+    return report(measured, { database, durationSeconds, vigilLog: path.join(workDir, 'Vigil.log') });
+  } finally {
+    for (const each of started) await each.server.stop();
+  }
+}
+
+function report(measured: Measured[], run: { database: BenchDatabase | undefined; durationSeconds: number; vigilLog: string }): string {
+  const { database, durationSeconds } = run;
+  const [hello, minimal, vigil] = measured;
+  const round = medianRound(minimal, vigil);
   const databaseLine = database
     ? `PostgreSQL ${database.serverVersion} (${database.origin}); the minimal route uses \`pg\` with a pool of 10, like Vigil`
     : 'embedded PGlite (`--pglite`); the minimal route opens a copy of the same PGlite files';
@@ -168,15 +223,18 @@ export async function runRestBench(options: RestBenchOptions = {}): Promise<stri
     `### REST: authenticated \`GET /api/v1/alerts\`, ${listedAlerts} items`,
     '',
     `- Database: ${databaseLine}.`,
-    `- Each server runs alone in a child process (Vigil as \`npm start\` runs it, \`node packages/server/bin/vigil.js serve\` from the compiled build; the others with \`node --import tsx\`), the load in the parent (the steady case's in a new process of its own), each case ${durationSeconds} s: ` +
-      `${warmUpSeconds(durationSeconds)} s warm-up, saturated (autocannon, ${connections} connections), then, after ${settleMs / 1000} s idle, a steady ${count(fixedRate)} req/s ` +
+    `- Each server runs in a child process of its own (Vigil as \`npm start\` runs it, \`node packages/server/bin/vigil.js serve\` from the compiled build; the others with \`node --import tsx\`), all three started at once and idle while another is measured; the load in the parent (the steady case's in a new process of its own), each case ${durationSeconds} s: ` +
+      `${warmUpSeconds(durationSeconds)} s warm-up, saturated (autocannon, ${connections} connections; the minimal route and Vigil in ${vigil.saturated.length} alternating rounds, so that a machine whose speed drifts weighs on both alike, the table showing the median round), ` +
+      `then, after ${settleMs / 1000} s idle, a steady ${count(fixedRate)} req/s ` +
       `(one request every millisecond over up to ${connections} undici connections, latency counted from when the request was due; its first ${steadyWarmUpSeconds} s unrecorded, while the new load process's own code warms up), ` +
       `then autocannon \`-R ${fixedRate}\` (bursty: each connection sends its share of the second at once). Latencies per response, 2xx only.`,
     `- Vigil: \`VIGIL_ROLE=api\`, an enterprise org with a custom limit of 1,000,000/min (the most the CLI allows, about 16,700 req/s), pino at \`info\` ` +
-      `(one line per request) written to a file (${path.join(workDir, 'Vigil.log')}).`,
+      `(one line per request) written to a file (${run.vigilLog}).`,
     '- The minimal route and Vigil answered the same JSON (checked before measuring).',
     '',
-    table(measured),
+    table(measured, (row) => (row === hello ? 0 : round)),
+    '',
+    roundsTable(minimal, vigil),
     '',
     verdicts(hello, minimal, vigil, database !== undefined),
   ].join('\n');

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,5 +100,30 @@ describe('the log output', () => {
     const received = parse(readFileSync(file, 'utf8'));
     expect(received.map((line) => line.n)).toEqual([...Array(lines).keys()]);
     expect(droppedLogLines()).toBe(droppedBefore);
+  });
+
+  it('writes a line that comes alone without waiting for others to fill a chunk', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'vigil-log-')), 'log.jsonl');
+    const output = boundedLogOutput(openSync(file, 'w'));
+    pino({}, output).info({ n: 1 }, 'alone');
+
+    const deadline = Date.now() + 5000;
+    while (!readFileSync(file, 'utf8').includes('"alone"') && Date.now() < deadline) await sleep(20);
+    expect(parse(readFileSync(file, 'utf8'))).toMatchObject([{ n: 1, msg: 'alone' }]);
+    await ended(output);
+  });
+
+  it('writes the lines it holds when the process dies of an uncaught error', () => {
+    const script = [
+      `import pino from 'pino';`,
+      `import { standardOutput } from ${JSON.stringify(path.resolve('packages/server/src/platform/log-output.ts'))};`,
+      `const log = pino({}, standardOutput());`,
+      `for (let n = 0; n < 3; n++) log.info({ n }, 'held');`,
+      `throw new Error('the process dies');`,
+    ].join('\n');
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+
+    expect(child.stderr).toContain('the process dies');
+    expect(parse(child.stdout)).toMatchObject([0, 1, 2].map((n) => ({ n, msg: 'held' })));
   });
 });

@@ -9,18 +9,28 @@ import pino, { type DestinationStream } from 'pino';
  */
 export const heldLogBytes = 16 * 1024 * 1024;
 
+/**
+ * Lines are written in chunks of this many bytes (about 30 request lines), or after at most
+ * `lineDelayMs`: a write per line cost a request 20–40 µs of CPU under `npm run bench -- rest`,
+ * mostly in handing each write to libuv's thread pool and back (BENCHMARKS.md, 2026-11-30).
+ */
+const chunkBytes = 8 * 1024;
+const lineDelayMs = 100;
+
 let dropped = 0;
 
 /** The log lines every bounded output of this process has dropped since it started. */
 export const droppedLogLines = (): number => dropped;
 
 /**
- * A pino destination on `fd` that holds at most `maxBytes` not yet written and drops the lines
- * beyond: each counted (droppedLogLines, which `vigil_log_lines_dropped_total` reports) and, once
- * the output has taken everything held, reported by one warning line with their number.
+ * A pino destination on `fd` that writes lines in chunks, holds at most `maxBytes` not yet written
+ * and drops the lines beyond: each counted (droppedLogLines, which `vigil_log_lines_dropped_total`
+ * reports) and, once the output has taken everything held, reported by one warning line with their
+ * number. pino writes what is held when the process exits, an uncaught error included; a process
+ * killed outright (SIGKILL, the kernel short of memory) loses its last `lineDelayMs` of lines.
  */
 export function boundedLogOutput(fd: number, maxBytes = heldLogBytes): DestinationStream {
-  const output = pino.destination({ dest: fd, sync: false, maxLength: maxBytes });
+  const output = pino.destination({ dest: fd, sync: false, minLength: chunkBytes, periodicFlush: lineDelayMs, maxLength: maxBytes });
   const notices = pino({}, output);
   let unreported = 0;
   output.on('drop', () => {

@@ -11,8 +11,8 @@ export const heldLogBytes = 16 * 1024 * 1024;
 
 /**
  * Lines are written in chunks of this many bytes (about 30 request lines), or after at most
- * `lineDelayMs`: a write per line cost a request 20–40 µs of CPU under `npm run bench -- rest`,
- * mostly in handing each write to libuv's thread pool and back (BENCHMARKS.md, 2026-11-30).
+ * `lineDelayMs`: a write per line cost a saturated server about 20 µs of CPU per request, most of
+ * it in handing each write to libuv's thread pool and back (BENCHMARKS.md, 2026-11-30).
  */
 const chunkBytes = 8 * 1024;
 const lineDelayMs = 100;

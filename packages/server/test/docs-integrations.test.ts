@@ -64,7 +64,7 @@ describe('docs/integrations.md against a real server: both clients sending with 
     await t.request('GET', '/api/v1/alerts');
     const metrics = String((await t.request<string>('GET', '/metrics')).body);
     const used = [...new Set(docsExample('prometheus-rules', page).match(/vigil_[a-z_]+/g))];
-    expect(used.sort()).toEqual(['vigil_http_requests_total', 'vigil_webhook_oldest_due_age_seconds']);
+    expect(used.sort()).toEqual(['vigil_http_requests_total', 'vigil_log_lines_dropped_total', 'vigil_webhook_oldest_due_age_seconds']);
     for (const metric of used) expect(metrics, metric).toMatch(new RegExp(`^# TYPE ${metric} `, 'm'));
     expect(metrics).toMatch(/^vigil_http_requests_total\{[^}]*status="401"[^}]*\} \d+/m);
   });
@@ -84,6 +84,10 @@ tests:
         values: '0+90x30'
       - series: 'vigil_http_requests_total{job="vigil",instance="api-1:443",method="GET",route="/api/v1/alerts",status="503"}'
         values: '0+10x30'
+      - series: 'vigil_log_lines_dropped_total{job="vigil",instance="api-1:443"}'
+        values: '0x10 0+500x5 2500x20'
+      - series: 'vigil_log_lines_dropped_total{job="vigil",instance="api-2:443"}'
+        values: '0x35'
     alert_rule_test:
       - eval_time: 4m
         alertname: VigilWebhookBacklog
@@ -105,6 +109,19 @@ tests:
             exp_annotations:
               summary: Over 5% of Vigil's answers are server errors
               description: 10% of requests answered 5xx over the last 5 minutes. The logs have each one with its request id.
+      - eval_time: 10m
+        alertname: VigilLogLinesDropped
+        exp_alerts: []
+      - eval_time: 12m
+        alertname: VigilLogLinesDropped
+        exp_alerts:
+          - exp_labels: {severity: warning, job: vigil, instance: 'api-1:443'}
+            exp_annotations:
+              summary: A Vigil process is dropping its log lines
+              description: "Nothing took api-1:443's standard output while 16 MiB of lines waited, so it drops new ones. Check what reads it (the log shipper, the container runtime); the process logs how many it dropped once its output takes lines again."
+      - eval_time: 30m
+        alertname: VigilLogLinesDropped
+        exp_alerts: []
 `;
 
 describe.runIf(toolsInstalled)('docs/integrations.md: the Prometheus and Alertmanager configurations', () => {
@@ -125,10 +142,10 @@ describe.runIf(toolsInstalled)('docs/integrations.md: the Prometheus and Alertma
 
   it('promtool accepts the scrape configuration with its rule file', async () => {
     const { stdout } = await run(promtool, ['check', 'config', 'prometheus.yml'], { cwd: dir });
-    expect(stdout).toContain('SUCCESS: 2 rules found');
+    expect(stdout).toContain('SUCCESS: 3 rules found');
   });
 
-  it('the two rules fire on a webhook backlog and on a 5xx rate, and not before', async () => {
+  it('the three rules fire on a webhook backlog, a 5xx rate and dropped log lines, and not before or after', async () => {
     const { stdout } = await run(promtool, ['test', 'rules', 'rules.test.yml'], { cwd: dir });
     expect(stdout).toContain('SUCCESS');
   });

@@ -115,8 +115,8 @@ function roundsTable(minimal: Measured, vigil: Measured): string {
   ].join('\n');
 }
 
-function verdicts(hello: Measured, minimal: Measured, vigil: Measured, onPostgres: boolean): string {
-  const round = medianRound(minimal, vigil);
+/** `round`: the median round (medianRound), the one the table shows. */
+function verdicts(hello: Measured, minimal: Measured, vigil: Measured, round: number, onPostgres: boolean): string {
   const median = share(minimal, vigil, round);
   const shares = vigil.saturated.map((_, each) => ratio(share(minimal, vigil, each))).join(', ');
   const [helloSaturated, minimalSaturated, vigilSaturated] = [hello.saturated[0], minimal.saturated[round], vigil.saturated[round]];
@@ -236,6 +236,6 @@ function report(measured: Measured[], run: { database: BenchDatabase | undefined
     '',
     roundsTable(minimal, vigil),
     '',
-    verdicts(hello, minimal, vigil, database !== undefined),
+    verdicts(hello, minimal, vigil, round, database !== undefined),
   ].join('\n');
 }

@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from './config.js';
+import { standardOutputWritten } from './platform/log-output.js';
 
 export async function serve(): Promise<void> {
   const config = loadConfig();
@@ -7,6 +8,7 @@ export async function serve(): Promise<void> {
   const { startServer } = await import('./server.js');
   const server = await startServer(config);
   const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
+  await standardOutputWritten();
   process.stdout.write(
     [
       config.role === 'worker'

@@ -1,4 +1,6 @@
-import pino, { type DestinationStream } from 'pino';
+import pino from 'pino';
+
+type LogOutput = ReturnType<typeof pino.destination>;
 
 /**
  * What the log may hold in memory while its output takes nothing: about 60,000 request lines.
@@ -29,7 +31,7 @@ export const droppedLogLines = (): number => dropped;
  * number. pino writes what is held when the process exits, an uncaught error included; a process
  * killed outright (SIGKILL, the kernel short of memory) loses its last `lineDelayMs` of lines.
  */
-export function boundedLogOutput(fd: number, maxBytes = heldLogBytes): DestinationStream {
+export function boundedLogOutput(fd: number, maxBytes = heldLogBytes): LogOutput {
   const output = pino.destination({ dest: fd, sync: false, minLength: chunkBytes, periodicFlush: lineDelayMs, maxLength: maxBytes });
   const notices = pino({}, output);
   let unreported = 0;
@@ -46,9 +48,17 @@ export function boundedLogOutput(fd: number, maxBytes = heldLogBytes): Destinati
   return output;
 }
 
-let standardOutputLog: DestinationStream | undefined;
+let standardOutputLog: LogOutput | undefined;
 
 /** The process's one destination on standard output, for every logger that writes there. */
-export function standardOutput(): DestinationStream {
+export function standardOutput(): LogOutput {
   return (standardOutputLog ??= boundedLogOutput(1));
+}
+
+/**
+ * Resolves once standard output has taken every line held for it: before text written to it
+ * directly (`vigil serve`'s banner), so that the lines logged first come first.
+ */
+export function standardOutputWritten(): Promise<void> {
+  return new Promise((resolve) => standardOutput().flush(() => resolve()));
 }

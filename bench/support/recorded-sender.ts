@@ -36,17 +36,19 @@ const leaseSql = `now() + interval '1 minute'`;
  * through the queue's index on `(webhook_id, next_attempt_at)`, as the worker reads them), one
  * statement that leases them and records their attempts as started (write-ahead), then each
  * signed and POSTed, then one statement that records every outcome (status, duration, request
- * headers, response body) and settles the deliveries. No retries, schedules, per-webhook limits,
- * failure tracking or secret unsealing: what is left is the database work every recorded attempt
- * needs. Answers deliveries per second, and the CPU time PostgreSQL's processes used meanwhile (µs).
+ * headers, response body) and settles the deliveries; both statements prepared, as the worker's
+ * are. No retries, schedules, per-webhook limits, failure tracking or secret unsealing: what is
+ * left is the database work every recorded attempt needs. Answers deliveries per second, and the
+ * CPU time PostgreSQL's processes used meanwhile (µs).
  */
 export async function recordedSender(target: RecordedSenderTarget): Promise<{ perSecond: number; postgresMicros: number }> {
   const db = new pg.Pool({ connectionString: target.databaseUrl, max: batchesAtOnce, options: `-c search_path=${target.schema}` });
   const http = new Pool(target.origin, { connections: target.connections, pipelining: 1, connect: { ca: [target.ca] } });
   let sent = 0;
   const sendBatch = async (): Promise<boolean> => {
-    const { rows } = await db.query<ClaimedRow>(
-      `WITH due AS (
+    const { rows } = await db.query<ClaimedRow>({
+      name: 'bare_claim',
+      text: `WITH due AS (
          SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND next_attempt_at <= now() AND leased_until IS NULL
          ORDER BY next_attempt_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED
        ), claimed AS (
@@ -57,8 +59,8 @@ export async function recordedSender(target: RecordedSenderTarget): Promise<{ pe
          SELECT id, attempt_count, 'scheduled', now(), 'bare', ${leaseSql} FROM claimed
        )
        SELECT c.id, c.org_id, c.event, c.attempt_count AS number, e.data, e.created_at FROM claimed c JOIN events e ON e.id = c.event_id`,
-      [target.webhookId],
-    );
+      values: [target.webhookId],
+    });
     if (rows.length === 0) return false;
     const outcomes = await Promise.all(
       rows.map(async (row) => {
@@ -71,8 +73,9 @@ export async function recordedSender(target: RecordedSenderTarget): Promise<{ pe
         return { status: response.statusCode, durationMs: Math.round(performance.now() - started), answer, headers: JSON.stringify(headers) };
       }),
     );
-    await db.query(
-      `WITH input AS (
+    await db.query({
+      name: 'bare_outcomes',
+      text: `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::text[], $6::text[]) AS t (id, number, status, duration_ms, body, headers)
        ), settled AS (
          UPDATE webhook_deliveries d SET status = 'delivered', next_attempt_at = NULL, lease_token = NULL, leased_until = NULL, updated_at = now()
@@ -81,7 +84,7 @@ export async function recordedSender(target: RecordedSenderTarget): Promise<{ pe
        UPDATE webhook_attempts a SET duration_ms = i.duration_ms, http_status = i.status, response_body = i.body, request_headers = i.headers::jsonb,
          lease_token = NULL, leased_until = NULL
        FROM input i WHERE a.delivery_id = i.id AND a.number = i.number`,
-      [
+      values: [
         rows.map((row) => row.id),
         rows.map((row) => row.number),
         outcomes.map((outcome) => outcome.status),
@@ -89,7 +92,7 @@ export async function recordedSender(target: RecordedSenderTarget): Promise<{ pe
         outcomes.map((outcome) => outcome.answer),
         outcomes.map((outcome) => outcome.headers),
       ],
-    );
+    });
     sent += rows.length;
     return true;
   };

@@ -5,12 +5,13 @@ import { databaseKinds } from './support/databases.js';
 import { ManualClock, startTestApp, type TestApp, type TestOrg, testConfig } from './support/app.js';
 import { graphql } from './support/graphql.js';
 import { type Alert, allPages, createProject, type ErrorBody, eventsOf, type One, type Project } from './support/resources.js';
+import type { NamedStatement } from '../src/db/named-statement.js';
 
 /** The same database, counting every statement run inside its transactions. */
 function countingStatements(db: Db): { db: Db; statements: () => number } {
   let statements = 0;
   const counted = (queryable: Queryable): Queryable => ({
-    query: <Row>(sql: string, params?: readonly unknown[]) => {
+    query: <Row>(sql: string | NamedStatement, params?: readonly unknown[]) => {
       statements++;
       return queryable.query<Row>(sql, params);
     },

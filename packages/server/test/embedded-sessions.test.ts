@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type pg from 'pg';
 import { connectDb, type Db } from '../src/db/connect.js';
+import { namedStatement } from '../src/db/named-statement.js';
 import { DatabaseUnavailable } from '../src/db/unavailable.js';
 import type { EmbeddedDb } from '../src/db/embedded.js';
 import { pgliteImage } from './support/pglite-images.js';
@@ -112,6 +114,22 @@ describe("the embedded database's one session, shared by a pool of connections",
       const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => db.query<{ source: string }>(text, [(index % 2) + 1])));
       expect(answers.map((rows) => rows[0]!.source)).toEqual(Array.from({ length: 30 }, (_, index) => (index % 2 === 0 ? 'first' : 'second')));
       expect(await preparedCopies(text)).toBe(1);
+    });
+
+    it('runs a statement its client prepared under a name of its own, and keeps serving', async () => {
+      const named = namedStatement(`SELECT source FROM ${entries} WHERE n = $1`);
+      // The embedded database sends a NamedStatement unnamed; a client of its socket may name one itself.
+      const pool = (db as unknown as { pool: pg.Pool }).pool;
+      const client = await pool.connect();
+      try {
+        for (const n of [1, 2, 1]) {
+          const result = await client.query({ name: named.name, text: named.text, values: [n] });
+          expect(result.rows).toEqual([{ source: n === 1 ? 'first' : 'second' }]);
+        }
+      } finally {
+        client.release();
+      }
+      expect(await db.query(named, [2])).toEqual([{ source: 'second' }]);
     });
 
     it('answers with the new columns after the table changed, outside a transaction and inside one', async () => {

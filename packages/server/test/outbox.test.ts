@@ -8,6 +8,7 @@ import { ManualClock } from '../src/platform/clock.js';
 import { testConfig } from './support/app.js';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './support/databases.js';
 import { orgSnapshot } from './support/resources.js';
+import { type NamedStatement, statementText } from '../src/db/named-statement.js';
 
 const injected = 'injected failure';
 
@@ -42,8 +43,8 @@ class FailureInjector {
         throw new Error(injected);
       };
       const guarded: Queryable = {
-        query: async <Row>(sql: string, params?: readonly unknown[]) => {
-          if (this.failOn?.(sql)) await fail();
+        query: async <Row>(sql: string | NamedStatement, params?: readonly unknown[]) => {
+          if (this.failOn?.(statementText(sql))) await fail();
           return tx.query<Row>(sql, params);
         },
         exec: (sql: string) => tx.exec(sql),

@@ -1,11 +1,13 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Queryable } from '../src/db/connect.js';
+import type { Db, Queryable } from '../src/db/connect.js';
 import { OrganizationService } from '../src/modules/organizations/service.js';
 import { WebhookService } from '../src/modules/webhooks/service.js';
 import { systemClock } from '../src/platform/clock.js';
-import { type AttemptRecord, type ClaimRequest, claimDueDeliveries, recordAttempts } from '../src/webhooks/queue.js';
+import { type AttemptRecord, type ClaimedDelivery, type ClaimRequest, claimDueDeliveries, recordAttempts } from '../src/webhooks/queue.js';
 import { testConfig } from './support/app.js';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './support/databases.js';
+import { type NamedStatement, statementText } from '../src/db/named-statement.js';
 
 /** A queue as a burst leaves it: many rows, and no statistics yet (autovacuum has not analyzed them). */
 const queued = 20_000;
@@ -15,11 +17,41 @@ const pastAttempts = 20_000;
 async function plansOf(db: Queryable, work: (explaining: Queryable) => Promise<unknown>, options = ''): Promise<string[]> {
   const plans: string[] = [];
   const explaining: Queryable = {
-    query: async <Row>(sql: string, params?: readonly unknown[]) => {
-      const lines = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${options} ${sql}`, params);
+    query: async <Row>(sql: string | NamedStatement, params?: readonly unknown[]) => {
+      const lines = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${options} ${statementText(sql)}`, params);
       plans.push(lines.map((line) => line['QUERY PLAN']).join('\n'));
       return [] as Row[];
     },
+    exec: () => Promise.reject(new Error('not explained')),
+  };
+  await work(explaining);
+  return plans;
+}
+
+/** A parameter written into the SQL, as pg would send it: EXECUTE's arguments cannot be bound. */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (value instanceof Date) return pg.escapeLiteral(value.toISOString());
+  if (Array.isArray(value)) return pg.escapeLiteral(`{${value.map((item) => `"${String(item).replace(/["\\]/g, '\\$&')}"`).join(',')}}`);
+  return pg.escapeLiteral(String(value));
+}
+
+/**
+ * The generic plans of the statements `work` runs: what PostgreSQL runs a NamedStatement with once
+ * it judges a generic plan no costlier than planning it anew for its parameters (db/named-statement.ts).
+ */
+async function genericPlansOf(db: Db, work: (explaining: Queryable) => Promise<unknown>): Promise<string[]> {
+  const plans: string[] = [];
+  const explaining: Queryable = {
+    query: (sql: string | NamedStatement, params: readonly unknown[] = []) =>
+      db.transaction(async (tx) => {
+        await tx.exec('SET LOCAL plan_cache_mode = force_generic_plan');
+        await tx.exec(`PREPARE generic_plan AS ${statementText(sql)}`);
+        const lines = await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE generic_plan (${params.map(literal).join(', ')})`);
+        await tx.exec('DEALLOCATE generic_plan');
+        plans.push(lines.map((line) => line['QUERY PLAN']).join('\n'));
+        return [];
+      }),
     exec: () => Promise.reject(new Error('not explained')),
   };
   await work(explaining);
@@ -137,27 +169,51 @@ describe.each(databaseKinds())('webhook queue plans on %s', (kind) => {
     const now = new Date();
     const claimed = await claim(database.db, now);
     expect(claimed).toHaveLength(35);
-    const records: AttemptRecord[] = claimed.map((delivery) => ({
-      deliveryId: delivery.id,
-      number: delivery.startedAttempt!,
-      token: `plans.${now.getTime()}`,
-      trigger: delivery.trigger,
-      scheduled: true,
-      status: 'delivered',
-      nextAttemptAt: null,
-      outcome: {
-        startedAt: now,
-        durationMs: 3,
-        httpStatus: 200,
-        error: null,
-        errorDetail: null,
-        responseBody: 'ok',
-        retryAfter: undefined,
-        requestHeaders: { 'content-type': 'application/json' },
-      },
-    }));
-    const [plan] = await plansOf(database.db, (explaining) => recordAttempts(explaining, records, new Date(), [webhookId]));
+    const [plan] = await plansOf(database.db, (explaining) => recordAttempts(explaining, outcomesOf(claimed, `plans.${now.getTime()}`, now), new Date(), [webhookId]));
     expect(plan).toMatch(/Index Scan on webhook_deliveries_pkey/);
     expect(plan).not.toMatch(/Seq Scan on webhook_deliveries/);
   });
+
+  // On PostgreSQL the claim and the outcomes are named statements, which may run a generic plan.
+  if (kind === 'postgres') {
+    it('keeps to the indexes in the generic plans of the claim and the outcomes', async () => {
+      const now = new Date();
+      const [search] = await genericPlansOf(database.db, (explaining) => claim(explaining, now));
+      const [refill] = await genericPlansOf(database.db, (explaining) =>
+        claimDueDeliveries(explaining, { ...claimRequest(now, 'plans.generic', 61), refill: new Map([[webhookId, 35]]) }),
+      );
+      for (const plan of [search, refill]) {
+        expect(plan).toMatch(/Index (Only )?Scan using webhook_deliveries_due_by_webhook/);
+        expect(plan).not.toMatch(/Seq Scan on webhook_deliveries/);
+      }
+      const claimed = await claim(database.db, now);
+      expect(claimed).toHaveLength(35);
+      const [outcomes] = await genericPlansOf(database.db, (explaining) => recordAttempts(explaining, outcomesOf(claimed, `plans.${now.getTime()}`, now), now, [webhookId]));
+      expect(outcomes).toMatch(/Index Scan (on|using) webhook_deliveries_pkey/);
+      expect(outcomes).not.toMatch(/Seq Scan on webhook_deliveries/);
+    });
+  }
 });
+
+/** A success for each claimed delivery, as the worker records it. */
+function outcomesOf(claimed: ClaimedDelivery[], token: string, now: Date): AttemptRecord[] {
+  return claimed.map((delivery) => ({
+    deliveryId: delivery.id,
+    number: delivery.startedAttempt!,
+    token,
+    trigger: delivery.trigger,
+    scheduled: true,
+    status: 'delivered',
+    nextAttemptAt: null,
+    outcome: {
+      startedAt: now,
+      durationMs: 3,
+      httpStatus: 200,
+      error: null,
+      errorDetail: null,
+      responseBody: 'ok',
+      retryAfter: undefined,
+      requestHeaders: { 'content-type': 'application/json' },
+    },
+  }));
+}

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { EmbeddedDb } from './embedded.js';
 import { type ListenOptions, PostgresListener } from './listener.js';
+import type { NamedStatement } from './named-statement.js';
 import { SilentServerWatchdog } from './silent-server-watchdog.js';
 import { PooledDb, pgTypes } from './pooled.js';
 import { guarded } from './unavailable.js';
@@ -17,7 +18,8 @@ export type { ListenOptions } from './listener.js';
  * PGlite and on PostgreSQL, so there is one dialect and no query builder to learn (docs/database.md).
  */
 export interface Queryable {
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** `sql` as a NamedStatement: kept prepared on PostgreSQL's connections (named-statement.ts). */
+  query<Row = Record<string, unknown>>(sql: string | NamedStatement, params?: readonly unknown[]): Promise<Row[]>;
   /** Runs a script of several statements without parameters (migrations, DDL). */
   exec(sql: string): Promise<void>;
 }
@@ -56,7 +58,7 @@ class PostgresDb extends PooledDb implements Db {
     const { silentServerLimitMs, ...pgOptions } = poolOptions;
     const pool = new pg.Pool(pgOptions);
     const watchdog = new SilentServerWatchdog(pool, silentServerLimitMs);
-    super(pool, (client) => watchdog.rearm(client));
+    super(pool, { beforeStatement: (client) => watchdog.rearm(client), keepsNamedStatements: true });
     this.watchdog = watchdog;
   }
 

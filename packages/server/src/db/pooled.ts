@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Queryable } from './connect.js';
+import { type NamedStatement, statementText } from './named-statement.js';
 import { objectRows } from './object-rows.js';
 import { parseTimestamptz, timestamptz } from './timestamps.js';
 import { DatabaseUnavailable, guarded } from './unavailable.js';
@@ -15,16 +16,27 @@ export const pgTypes = {
 
 const ignore = () => undefined;
 
+export interface PooledDbOptions {
+  /** Called before each statement of a transaction with the connection it runs on. */
+  beforeStatement?: (client: pg.PoolClient) => void;
+  /** Whether a NamedStatement is prepared under its name (PostgreSQL) or sent unnamed like any other. */
+  keepsNamedStatements?: boolean;
+}
+
 /**
  * Statements and transactions through a pg pool: PostgreSQL's own connections, or the embedded
  * database's sessions (embedded.ts), which pg reaches the same way.
  */
 export abstract class PooledDb implements Queryable {
+  private readonly beforeStatement: (client: pg.PoolClient) => void;
+  private readonly keepsNamedStatements: boolean;
+
   protected constructor(
     protected readonly pool: pg.Pool,
-    /** Called before each statement of a transaction with the connection it runs on. */
-    private readonly beforeStatement: (client: pg.PoolClient) => void = ignore,
+    options: PooledDbOptions = {},
   ) {
+    this.beforeStatement = options.beforeStatement ?? ignore;
+    this.keepsNamedStatements = options.keepsNamedStatements ?? false;
     // The pool listens for errors only on idle connections. A server that goes away (restart, admin
     // shutdown) while a connection is checked out between two statements would otherwise be an
     // uncaught 'error' event; the next statement on it fails instead, and release() destroys it.
@@ -32,8 +44,8 @@ export abstract class PooledDb implements Queryable {
     this.pool.on('connect', (client) => client.on('error', ignore));
   }
 
-  query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
-    return guarded(async () => rowsOf<Row>(await this.pool.query(arrayRows(sql, params))));
+  query<Row>(sql: string | NamedStatement, params: readonly unknown[] = []): Promise<Row[]> {
+    return guarded(async () => rowsOf<Row>(await this.pool.query(this.arrayRows(sql, params))));
   }
 
   async exec(sql: string): Promise<void> {
@@ -45,7 +57,8 @@ export abstract class PooledDb implements Queryable {
       await this.statement(client, 'BEGIN');
       try {
         const result = await work({
-          query: async <Row>(sql: string, params: readonly unknown[] = []) => rowsOf<Row>(await this.statement(client, arrayRows(sql, params))),
+          query: async <Row>(sql: string | NamedStatement, params: readonly unknown[] = []) =>
+            rowsOf<Row>(await this.statement(client, this.arrayRows(sql, params))),
           exec: async (sql: string) => {
             await this.statement(client, sql);
           },
@@ -76,6 +89,12 @@ export abstract class PooledDb implements Queryable {
     }
   }
 
+  /** A statement whose rows pg hands over as arrays: objectRows makes the objects. */
+  private arrayRows(sql: string | NamedStatement, values: readonly unknown[]): pg.QueryArrayConfig {
+    const name = typeof sql !== 'string' && this.keepsNamedStatements ? sql.name : undefined;
+    return { name, text: statementText(sql), values: values as unknown[], rowMode: 'array' };
+  }
+
   private statement(client: pg.PoolClient, statement: string): Promise<unknown>;
   private statement(client: pg.PoolClient, statement: pg.QueryArrayConfig): Promise<pg.QueryArrayResult>;
   private statement(client: pg.PoolClient, statement: string | pg.QueryArrayConfig): Promise<unknown> {
@@ -84,7 +103,5 @@ export abstract class PooledDb implements Queryable {
   }
 }
 
-/** A statement whose rows pg hands over as arrays: objectRows makes the objects. */
-const arrayRows = (text: string, values: readonly unknown[] = []): pg.QueryArrayConfig => ({ text, values: values as unknown[], rowMode: 'array' });
 
 const rowsOf = <Row>(result: pg.QueryArrayResult): Row[] => objectRows<Row>(result.fields, result.rows);

@@ -129,10 +129,11 @@ export function oneStatement(messages: Buffer): OneStatement | undefined {
   });
   if (types.length !== 5 || types[0] !== parse || types[1] !== bind || types[2] !== describe || types[3] !== execute || types[4] !== sync) return undefined;
   const [parseEnd, bindEnd] = ends as [number, number];
+  // A statement its client named is left as it is; and the Bind's fields below sit where they do only after empty names.
   const unnamed = messages[5] === 0 && messages[parseEnd + 5] === 0 && messages[parseEnd + 6] === 0;
+  if (!unnamed) return undefined;
   const formatCount = messages.readInt16BE(parseEnd + 7);
-  const hasParameters = messages.readInt16BE(parseEnd + 9 + 2 * formatCount) > 0;
-  if (!unnamed || !hasParameters) return undefined;
+  if (messages.readInt16BE(parseEnd + 9 + 2 * formatCount) === 0) return undefined;
   return {
     key: messages.toString('latin1', 6, parseEnd),
     parseRest: messages.subarray(6, parseEnd),

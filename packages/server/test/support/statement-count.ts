@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../../src/db/connect.js';
+import { type NamedStatement, statementText } from '../../src/db/named-statement.js';
 
 export interface CountedDb {
   /** The database as the app should be given it: every statement it runs is recorded. */
@@ -15,8 +16,8 @@ export interface CountedDb {
 export function countStatements(db: Db): CountedDb {
   const statements: string[] = [];
   const counted = (target: Queryable): Queryable => ({
-    query: <Row>(sql: string, params?: readonly unknown[]) => {
-      statements.push(sql);
+    query: <Row>(sql: string | NamedStatement, params?: readonly unknown[]) => {
+      statements.push(statementText(sql));
       return target.query<Row>(sql, params);
     },
     exec: (sql: string) => {

@@ -1,5 +1,6 @@
 import type { Db } from '../../../src/db/connect.js';
 import { DatabaseUnavailable } from '../../../src/db/unavailable.js';
+import { statementText } from '../../../src/db/named-statement.js';
 
 export type Fault =
   /** The statement is carried out, then the caller sees the database fail: its answer was lost. */
@@ -24,7 +25,7 @@ export function faultyDb(target: Db): FaultyDb {
   let armed: { pattern: RegExp; fault: Fault; between?: () => Promise<void>; struck: () => void } | undefined;
   const lost = () => new DatabaseUnavailable(new Error('Connection terminated unexpectedly'));
   const query: Db['query'] = async (sql, params) => {
-    const fault = armed?.pattern.test(sql) ? armed : undefined;
+    const fault = armed?.pattern.test(statementText(sql)) ? armed : undefined;
     if (!fault) return target.query(sql, params);
     armed = undefined;
     try {

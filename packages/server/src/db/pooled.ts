@@ -103,5 +103,4 @@ export abstract class PooledDb implements Queryable {
   }
 }
 
-
 const rowsOf = <Row>(result: pg.QueryArrayResult): Row[] => objectRows<Row>(result.fields, result.rows);

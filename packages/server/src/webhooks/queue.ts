@@ -113,7 +113,8 @@ const refillWindow = `
 
 /**
  * The claim's statement (see claimDueDeliveries) with its window of candidate rows: a search of
- * every queued webhook, or a refill of some. Named: PostgreSQL took 1.5–2 ms to parse and plan it.
+ * every queued webhook, or a refill of some. Named, so that PostgreSQL parses it once per
+ * connection; it still plans it for each claim's values, its generic plan looking costlier to it.
  */
 const claimSql = (window: string) =>
   `WITH RECURSIVE busy AS (
@@ -282,7 +283,13 @@ export interface AttemptRecord {
   outcome: AttemptOutcome;
 }
 
-/** recordAttempts' statement, named: PostgreSQL took about 2 ms to plan it. */
+/**
+ * recordAttempts' statement, named: PostgreSQL took about 2 ms to plan it, and runs it with its
+ * generic plan after five runs. The ids come once more as an array ($4): the planner takes
+ * json_to_recordset for 100 rows it knows nothing of and, on a queue without fresh statistics
+ * (right after a burst), joined them to a scan of every delivery, once per batch; `id = ANY` makes
+ * the primary key the way in whatever the statistics say (webhooks.queue-plans.test.ts).
+ */
 const recordAttemptsStatement = namedStatement(
   `WITH input AS (
        SELECT * FROM json_to_recordset($1::json) AS t(id text, number int, token text, trigger text, status text, next_at timestamptz,
@@ -339,14 +346,7 @@ export async function recordAttempts(db: Queryable, records: AttemptRecord[], no
     response_body: record.outcome.responseBody,
     request_headers: record.outcome.requestHeaders,
   }));
-  // The ids once more as an array ($4): the planner takes json_to_recordset for 100 rows it knows
-  // nothing of and, on a queue without fresh statistics (right after a burst), joined them to a
-  // scan of every delivery, once per batch; `id = ANY` makes the primary key the way in whatever
-  // the statistics say (webhooks.queue-plans.test.ts).
-  await db.query(
-    recordAttemptsStatement,
-    [JSON.stringify(input), now, healthy, records.map((record) => record.deliveryId)],
-  );
+  await db.query(recordAttemptsStatement, [JSON.stringify(input), now, healthy, records.map((record) => record.deliveryId)]);
 }
 
 /** Gives a claimed delivery back without an attempt: not due yet, or its webhook stopped receiving. */

@@ -1,13 +1,13 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Queryable } from '../src/db/connect.js';
+import { type NamedStatement, statementText } from '../src/db/named-statement.js';
 import { OrganizationService } from '../src/modules/organizations/service.js';
 import { WebhookService } from '../src/modules/webhooks/service.js';
 import { systemClock } from '../src/platform/clock.js';
 import { type AttemptRecord, type ClaimedDelivery, type ClaimRequest, claimDueDeliveries, recordAttempts } from '../src/webhooks/queue.js';
 import { testConfig } from './support/app.js';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './support/databases.js';
-import { type NamedStatement, statementText } from '../src/db/named-statement.js';
 
 /** A queue as a burst leaves it: many rows, and no statistics yet (autovacuum has not analyzed them). */
 const queued = 20_000;

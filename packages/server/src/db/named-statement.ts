@@ -6,7 +6,9 @@ import { hash } from 'node:crypto';
  * second and take long to plan: the webhook worker's claim and outcome statements took 1.5–2.3 ms
  * of PostgreSQL's CPU to plan, each time, against 1–6 ms to run (BENCHMARKS.md, 2026-12-01). The
  * embedded database ignores the name: its thread keeps every statement prepared by itself
- * (embedded-statements.ts).
+ * (embedded-statements.ts). PostgreSQL refuses a prepared statement whose result columns changed
+ * type meanwhile ("cached plan must not change result type"), so such a statement names the
+ * columns it returns, and migrations only add (docs/operations.md, Upgrades).
  */
 export interface NamedStatement {
   readonly name: string;

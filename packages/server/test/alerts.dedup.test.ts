@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Queryable } from '../src/db/connect.js';
+import type { NamedStatement } from '../src/db/named-statement.js';
 import { AlertService } from '../src/modules/alerts/service.js';
 import { databaseKinds } from './support/databases.js';
 import { ManualClock, startTestApp, type TestApp, type TestOrg, testConfig } from './support/app.js';
 import { graphql } from './support/graphql.js';
 import { type Alert, allPages, createProject, type ErrorBody, eventsOf, type One, type Project } from './support/resources.js';
-import type { NamedStatement } from '../src/db/named-statement.js';
 
 /** The same database, counting every statement run inside its transactions. */
 function countingStatements(db: Db): { db: Db; statements: () => number } {

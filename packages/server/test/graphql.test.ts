@@ -2,12 +2,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { statementText } from '../src/db/named-statement.js';
 import { databaseKinds } from './support/databases.js';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { graphql } from './support/graphql.js';
 import { createAlert, createProject, eventsOf, inviteUser } from './support/resources.js';
 import { repoRoot } from './support/processes.js';
-import { statementText } from '../src/db/named-statement.js';
 
 describe.each(databaseKinds())('GraphQL over HTTP on %s', (kind) => {
   let t: TestApp;

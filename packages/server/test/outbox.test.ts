@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Queryable } from '../src/db/connect.js';
+import { type NamedStatement, statementText } from '../src/db/named-statement.js';
 import { AlertService } from '../src/modules/alerts/service.js';
 import { OrganizationService } from '../src/modules/organizations/service.js';
 import { ProjectService } from '../src/modules/projects/service.js';
@@ -8,7 +9,6 @@ import { ManualClock } from '../src/platform/clock.js';
 import { testConfig } from './support/app.js';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './support/databases.js';
 import { orgSnapshot } from './support/resources.js';
-import { type NamedStatement, statementText } from '../src/db/named-statement.js';
 
 const injected = 'injected failure';
 

@@ -13,12 +13,19 @@ import { databaseKinds, openTestDatabase, type TestDatabase } from './support/da
 const queued = 20_000;
 const pastAttempts = 20_000;
 
-/** The plans of the statements `work` runs, each explained instead of run (with `ANALYZE` among the options: run too). */
-async function plansOf(db: Queryable, work: (explaining: Queryable) => Promise<unknown>, options = ''): Promise<string[]> {
+interface PlanLine {
+  'QUERY PLAN': string;
+}
+
+/** The plans of the statements `work` runs, each handed to `explain` instead of run. */
+async function explained(
+  work: (explaining: Queryable) => Promise<unknown>,
+  explain: (sql: string, params: readonly unknown[]) => Promise<PlanLine[]>,
+): Promise<string[]> {
   const plans: string[] = [];
   const explaining: Queryable = {
-    query: async <Row>(sql: string | NamedStatement, params?: readonly unknown[]) => {
-      const lines = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${options} ${statementText(sql)}`, params);
+    query: async <Row>(sql: string | NamedStatement, params: readonly unknown[] = []) => {
+      const lines = await explain(statementText(sql), params);
       plans.push(lines.map((line) => line['QUERY PLAN']).join('\n'));
       return [] as Row[];
     },
@@ -27,6 +34,10 @@ async function plansOf(db: Queryable, work: (explaining: Queryable) => Promise<u
   await work(explaining);
   return plans;
 }
+
+/** The plans of the statements `work` runs (with `ANALYZE` among the options: run too). */
+const plansOf = (db: Queryable, work: (explaining: Queryable) => Promise<unknown>, options = '') =>
+  explained(work, (sql, params) => db.query<PlanLine>(`EXPLAIN ${options} ${sql}`, params));
 
 /** A parameter written into the SQL, as pg would send it: EXECUTE's arguments cannot be bound. */
 function literal(value: unknown): string {
@@ -40,23 +51,16 @@ function literal(value: unknown): string {
  * The generic plans of the statements `work` runs: what PostgreSQL runs a NamedStatement with once
  * it judges a generic plan no costlier than planning it anew for its parameters (db/named-statement.ts).
  */
-async function genericPlansOf(db: Db, work: (explaining: Queryable) => Promise<unknown>): Promise<string[]> {
-  const plans: string[] = [];
-  const explaining: Queryable = {
-    query: (sql: string | NamedStatement, params: readonly unknown[] = []) =>
-      db.transaction(async (tx) => {
-        await tx.exec('SET LOCAL plan_cache_mode = force_generic_plan');
-        await tx.exec(`PREPARE generic_plan AS ${statementText(sql)}`);
-        const lines = await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE generic_plan (${params.map(literal).join(', ')})`);
-        await tx.exec('DEALLOCATE generic_plan');
-        plans.push(lines.map((line) => line['QUERY PLAN']).join('\n'));
-        return [];
-      }),
-    exec: () => Promise.reject(new Error('not explained')),
-  };
-  await work(explaining);
-  return plans;
-}
+const genericPlansOf = (db: Db, work: (explaining: Queryable) => Promise<unknown>) =>
+  explained(work, (sql, params) =>
+    db.transaction(async (tx) => {
+      await tx.exec('SET LOCAL plan_cache_mode = force_generic_plan');
+      await tx.exec(`PREPARE generic_plan AS ${sql}`);
+      const lines = await tx.query<PlanLine>(`EXPLAIN EXECUTE generic_plan (${params.map(literal).join(', ')})`);
+      await tx.exec('DEALLOCATE generic_plan');
+      return lines;
+    }),
+  );
 
 /**
  * The queue's statements read the rows they change through their indexes, whatever the table's

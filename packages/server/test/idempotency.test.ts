@@ -178,6 +178,29 @@ describe.each(databaseKinds())('Idempotency-Key on %s', (kind) => {
     expect(created).toHaveLength(1);
   });
 
+  it('runs a repeat again once the request that held its key died without storing an answer, 10 minutes on', async () => {
+    const first = await postAlert('key-abandoned', 'Abandoned');
+    // What a request leaves when its process dies after taking the key and before storing its answer.
+    const lockedUntil = new Date(clock.now().getTime() + 10 * 60 * 1000);
+    await t.database.db.query(
+      `UPDATE idempotency_keys SET owner = 'req_died', status = NULL, content_type = NULL, body = NULL, locked_until = $3
+       WHERE org_id = $1 AND key = $2`,
+      [org.orgId, 'key-abandoned', lockedUntil],
+    );
+    const whileLocked = await postAlert('key-abandoned', 'Abandoned');
+    expect(whileLocked.status).toBe(409);
+    expect((whileLocked.body as unknown as ErrorBody).code).toBe('IDEMPOTENCY_IN_PROGRESS');
+    clock.advance(10 * 60 * 1000);
+    const retried = await postAlert('key-abandoned', 'Abandoned');
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(retried.body.data.id).not.toBe(first.body.data.id);
+    const repeated = await postAlert('key-abandoned', 'Abandoned');
+    expect(repeated.headers.get('idempotent-replayed')).toBe('true');
+    expect(repeated.body).toEqual(retried.body);
+    expect(await alertsTitled('Abandoned')).toHaveLength(2);
+  });
+
   it('forgets a key after 24 hours', async () => {
     const first = await postAlert('key-expiring', 'Expiring');
     clock.advance(24 * 60 * 60 * 1000);

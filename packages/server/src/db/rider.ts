@@ -3,31 +3,38 @@ import type { Queryable } from './connect.js';
 /**
  * A write that travels with another statement of the same transaction instead of taking a round
  * trip of its own (an idempotent request's key and answer, sent with the event its change
- * records). `sql` is a data-modifying statement with `RETURNING`, its parameters numbered from $1.
- * A statement that takes it runs it as a CTE named `rider` (`riderCte`) and sets `returned`.
+ * records). `sql` is one data-modifying statement, its parameters numbered from $1. A statement
+ * that takes it runs it as a CTE named `rider` (`riderCte`) and sets `sent`. A rider that cannot
+ * write (the row it inserts is there already) fails that statement, and so its transaction.
  */
 export interface Rider {
   sql: string;
   params: readonly unknown[];
-  /** Whether it returned a row; unset until a statement has sent it. */
-  returned?: boolean;
+  /** Set by the statement that sent it. */
+  sent?: boolean;
 }
 
-/** The rider wrote nothing (say, the row it claims was already there): its transaction is rolled back. */
-export class RiderRefused extends Error {
-  constructor() {
-    super('the write sent with this transaction returned no row');
-    this.name = 'RiderRefused';
-  }
-}
+/**
+ * Each rider's CTE by its text and offset, made once: riders and the statements that take them are
+ * written in the code (a few texts), and one runs with every keyed POST.
+ */
+const ctes = new Map<string, Map<number, string>>();
 
 /** The rider as a CTE named `rider`, for a statement whose own parameters are $1…$`offset`. */
 export function riderCte(rider: Rider, offset: number): string {
-  return `rider AS (${rider.sql.replace(/\$(\d+)/g, (_, number: string) => `$${Number(number) + offset}`)})`;
+  let byOffset = ctes.get(rider.sql);
+  if (byOffset === undefined) ctes.set(rider.sql, (byOffset = new Map()));
+  let cte = byOffset.get(offset);
+  if (cte === undefined) {
+    cte = `rider AS (${rider.sql.replace(/\$(\d+)/g, (_, number: string) => `$${Number(number) + offset}`)})`;
+    byOffset.set(offset, cte);
+  }
+  return cte;
 }
 
-/** Sends the rider on its own unless a statement took it; RiderRefused when it returned no row. */
+/** Sends the rider on its own unless a statement took it. */
 export async function settleRider(tx: Queryable, rider: Rider): Promise<void> {
-  rider.returned ??= (await tx.query(rider.sql, rider.params)).length > 0;
-  if (!rider.returned) throw new RiderRefused();
+  if (rider.sent) return;
+  await tx.query(rider.sql, rider.params);
+  rider.sent = true;
 }

@@ -35,19 +35,19 @@ export async function recordEvent<E extends EventName>(
   const id = newId('event', at.getTime());
   const recorded = { id, orgId, event, timestamp: isoTimestamp(at), data };
   const params = [id, orgId, event, data, at, actorId, committedEventsChannel, announcementOf(recorded), allEvents];
-  const riding = rider !== undefined && rider.returned === undefined ? rider : undefined;
+  const riding = rider !== undefined && !rider.sent ? rider : undefined;
   // One statement: the event, its announcement (delivered on commit) and the webhooks that take it.
-  const subscribers = await tx.query<{ webhook_id: string | null; rider_rows?: number }>(
+  const subscribers = await tx.query<{ webhook_id: string | null }>(
     `WITH recorded AS (
        INSERT INTO events (id, org_id, type, data, created_at, actor_id) VALUES ($1, $2, $3, $4, $5, $6)
      )${riding ? `, ${riderCte(riding, params.length)}` : ''}
-     SELECT w.id AS webhook_id${riding ? ', (SELECT count(*)::int FROM rider) AS rider_rows' : ''}
+     SELECT w.id AS webhook_id
      FROM (SELECT pg_notify($7, $8)) AS announced
      ${subscribedWebhooksJoin('$2', '$3', '$9')}
      ORDER BY w.id`,
     riding ? [...params, ...riding.params] : params,
   );
-  if (riding) riding.returned = (subscribers[0].rider_rows ?? 0) > 0;
+  if (riding) riding.sent = true;
   const webhookIds = subscribers.flatMap((row) => (row.webhook_id === null ? [] : [row.webhook_id]));
   await queueDeliveries(tx, { id, orgId, event, at }, webhookIds);
   return recorded;

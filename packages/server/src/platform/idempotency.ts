@@ -2,10 +2,10 @@ import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import stringify from 'safe-stable-stringify';
 import type { Db } from '../db/connect.js';
-import { type Rider, RiderRefused } from '../db/rider.js';
+import type { Rider } from '../db/rider.js';
 import type { Clock } from './clock.js';
 import { ApiError } from './errors.js';
-import { claimKey, keyWithAnswer, releaseKey, storeAnswer } from './idempotency-store.js';
+import { claimKey, isTakenKey, keyWithAnswer, releaseKey, storeAnswer } from './idempotency-store.js';
 
 export const idempotencyHeader = 'idempotency-key';
 export const replayedHeader = 'Idempotent-Replayed';
@@ -149,7 +149,7 @@ const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? []
 /**
  * What a route's change asks for once its result is known, inside its transaction (see
  * `answerOnce`): the key and its answer, a write to send with one of its statements, or alone
- * (`settleRider`). RiderRefused means another request had the key: the change is rolled back.
+ * (`settleRider`). When another request has the key, that write fails and the change is rolled back.
  */
 export type WithinTransaction<T> = (result: T) => Rider;
 
@@ -196,10 +196,11 @@ async function answer<T>(request: FastifyRequest, reply: FastifyReply, { status,
       return keyWithAnswer(claim, { status: answered, contentType: jsonType, body });
     });
   } catch (error) {
-    if (!(error instanceof RiderRefused) && !(error instanceof ApiError && error.status < 500)) throw error;
+    const taken = isTakenKey(error);
+    if (!taken && !(error instanceof ApiError && error.status < 500)) throw error;
     if ((await claimBefore(request, reply, options, key)) === 'replayed') return;
-    if (!(error instanceof RiderRefused)) throw error;
-    // The key is this request's now (the one that had it let go after a 5xx): it runs as any other.
+    if (!taken) throw error;
+    // The key is this request's now (it was let go after a 5xx, or its time was up): it runs as any other.
     serialize(await change());
   }
   reply.status(answered).type(jsonType).send(body);

@@ -20,7 +20,8 @@ const window = pageWindow({ limit: 20 }, orgId, secretKey);
 
 async function openQuery(): Promise<{ query: (params: unknown[]) => Promise<AlertRow[]>; close: () => Promise<void> }> {
   if (process.env.DATABASE_URL) {
-    const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+    // Kept open through the idle seconds between cases, as Vigil's pool keeps its connections (db/connect.ts).
+    const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, min: 10 });
     return { query: async (params) => (await pool.query<AlertRow>(sql, params)).rows, close: () => pool.end() };
   }
   const dir = process.env.BENCH_PGLITE_DIR;

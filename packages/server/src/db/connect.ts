@@ -56,7 +56,10 @@ class PostgresDb extends PooledDb implements Db {
     private readonly listenerOptions: pg.ClientConfig,
   ) {
     const { silentServerLimitMs, ...pgOptions } = poolOptions;
-    const pool = new pg.Pool(pgOptions);
+    // Connections stay open once made (min = max) rather than closing after 10 s idle, pg's default:
+    // after each lull the first requests waited for new PostgreSQL sessions, and at 1,000 req/s the
+    // first quarter second of answers took 150–290 ms (BENCHMARKS.md, 2026-12-01 night).
+    const pool = new pg.Pool({ ...pgOptions, min: pgOptions.max });
     const watchdog = new SilentServerWatchdog(pool, silentServerLimitMs);
     super(pool, { beforeStatement: (client) => watchdog.rearm(client), keepsNamedStatements: true });
     this.watchdog = watchdog;
@@ -96,6 +99,10 @@ function clientOptions(options: ConnectOptions & { databaseUrl: string }): pg.Cl
     types: pgTypes,
     connectionTimeoutMillis: options.connectTimeoutMs ?? defaultTimeouts.connectMs,
     keepAlive: true,
+    // A connection kept open through a lull is probed after a minute of silence: the probes keep a
+    // NAT or load balancer between here and PostgreSQL from dropping it (some do after 4 minutes),
+    // and close one dropped anyway once they go unanswered.
+    keepAliveInitialDelayMillis: 60_000,
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   };
 }

@@ -3,14 +3,7 @@ import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
 import { graphql } from './support/graphql.js';
 import { type Alert, createProject, type One, type Project } from './support/resources.js';
-import { type CountedDb, countStatements } from './support/statement-count.js';
-
-/**
- * What a request runs besides its own work, on a timer or when a cache expires: the batched
- * last-used times of API keys and usage counts (written every few seconds), and the API-key grant
- * (looked up again when its 500 ms are over). Left out of the counts, which are "with warm caches".
- */
-const notThisRequest = [/UPDATE api_keys k SET last_used_at/, /INSERT INTO usage_daily/, /FROM api_keys k JOIN organizations o/];
+import { type CountedDb, countStatements, isThisRequests } from './support/statement-count.js';
 
 /**
  * The SQL statements each common request runs, with warm caches. A number that grows fails here on
@@ -70,7 +63,7 @@ describe.each(databaseKinds())('SQL statements per request on %s', (kind) => {
     counted.clear();
     const answer = await send();
     expect(answer.status).toBeLessThan(300);
-    return counted.statements.filter((sql) => !notThisRequest.some((pattern) => pattern.test(sql)));
+    return counted.statements.filter(isThisRequests);
   }
 
   it.each(Object.keys(expected) as (keyof typeof expected)[])('%s', async (name) => {

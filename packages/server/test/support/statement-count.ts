@@ -1,6 +1,16 @@
 import type { Db, Queryable } from '../../src/db/connect.js';
 import { type NamedStatement, statementText } from '../../src/db/named-statement.js';
 
+/**
+ * What a request runs besides its own work, on a timer or when a cache expires: the batched
+ * last-used times of API keys and usage counts (written every few seconds), and the API-key grant
+ * (looked up again when its 500 ms are over).
+ */
+const notThisRequest = [/UPDATE api_keys k SET last_used_at/, /INSERT INTO usage_daily/, /FROM api_keys k JOIN organizations o/];
+
+/** Whether a counted statement is the request's own work: counts "with warm caches" leave the others out. */
+export const isThisRequests = (sql: string): boolean => !notThisRequest.some((pattern) => pattern.test(sql));
+
 export interface CountedDb {
   /** The database as the app should be given it: every statement it runs is recorded. */
   db: Db;

@@ -6,7 +6,7 @@ import { statementText } from '../src/db/named-statement.js';
 import { databaseKinds } from './support/databases.js';
 import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { graphql } from './support/graphql.js';
-import { isThisRequests } from './support/statement-count.js';
+import { isTheRequestsOwn } from './support/statement-count.js';
 import { createAlert, createProject, eventsOf, inviteUser } from './support/resources.js';
 import { repoRoot } from './support/processes.js';
 
@@ -310,7 +310,7 @@ describe.each(databaseKinds())('GraphQL over HTTP on %s', (kind) => {
           { first },
           counted.apiKey,
         );
-        const own = spy.mock.calls.map(([sql]) => statementText(sql)).filter(isThisRequests);
+        const own = spy.mock.calls.map(([sql]) => statementText(sql)).filter(isTheRequestsOwn);
         spy.mockRestore();
         expect(result.body.data?.projects).toHaveLength(first);
         expect(result.body.data?.projects.flatMap((project) => project.alerts)).toHaveLength(first * 3);

@@ -3,7 +3,7 @@ import { startTestApp, type TestApp, type TestOrg } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
 import { graphql } from './support/graphql.js';
 import { type Alert, createProject, type One, type Project } from './support/resources.js';
-import { type CountedDb, countStatements, isThisRequests } from './support/statement-count.js';
+import { type CountedDb, countStatements, isTheRequestsOwn } from './support/statement-count.js';
 
 /**
  * The SQL statements each common request runs, with warm caches. A number that grows fails here on
@@ -63,7 +63,7 @@ describe.each(databaseKinds())('SQL statements per request on %s', (kind) => {
     counted.clear();
     const answer = await send();
     expect(answer.status).toBeLessThan(300);
-    return counted.statements.filter(isThisRequests);
+    return counted.statements.filter(isTheRequestsOwn);
   }
 
   it.each(Object.keys(expected) as (keyof typeof expected)[])('%s', async (name) => {

@@ -9,7 +9,7 @@ import { type NamedStatement, statementText } from '../../src/db/named-statement
 const notThisRequest = [/UPDATE api_keys k SET last_used_at/, /INSERT INTO usage_daily/, /FROM api_keys k JOIN organizations o/];
 
 /** Whether a counted statement is the request's own work: counts "with warm caches" leave the others out. */
-export const isThisRequests = (sql: string): boolean => !notThisRequest.some((pattern) => pattern.test(sql));
+export const isTheRequestsOwn = (sql: string): boolean => !notThisRequest.some((pattern) => pattern.test(sql));
 
 export interface CountedDb {
   /** The database as the app should be given it: every statement it runs is recorded. */

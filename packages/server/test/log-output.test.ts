@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino, { type DestinationStream } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { boundedLogOutput, droppedLogLines } from '../src/platform/log-output.js';
+import { boundedLogOutput, droppedLogLines, exitStallMs } from '../src/platform/log-output.js';
 import { registry } from '../src/platform/metrics.js';
 
 const lines = 2000;
@@ -111,6 +111,35 @@ describe('the log output', () => {
     while (!readFileSync(file, 'utf8').includes('"alone"') && Date.now() < deadline) await sleep(20);
     expect(parse(readFileSync(file, 'utf8'))).toMatchObject([{ n: 1, msg: 'alone' }]);
     await ended(output);
+  });
+
+  it('ends an exiting process whose output takes nothing: the lines it holds are dropped after two seconds without progress', () => {
+    const fifo = path.join(mkdtempSync(path.join(os.tmpdir(), 'vigil-log-')), 'stdout');
+    execFileSync('mkfifo', [fifo]);
+    // A reader that never reads: a log shipper that hangs. The pipe fills, then holds every write.
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY);
+    const script = [
+      `import pino from 'pino';`,
+      `import { standardOutput } from ${JSON.stringify(path.resolve('packages/server/src/platform/log-output.ts'))};`,
+      `const log = pino({}, standardOutput());`,
+      `for (let n = 0; n < ${lines}; n++) log.info({ n }, ${JSON.stringify(message)});`,
+      `setTimeout(() => process.exit(0), 300);`,
+    ].join('\n');
+    const started = Date.now();
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', writer, 'pipe'],
+      encoding: 'utf8',
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
+    });
+    closeSync(writer);
+    closeSync(reader);
+
+    expect({ status: child.status, signal: child.signal, stderr: child.stderr }).toEqual({ status: 0, signal: null, stderr: '' });
+    // It gave the output its chance first, then ended long before an orchestrator's SIGKILL.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(exitStallMs);
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('writes the lines it holds when the process dies of an uncaught error', () => {

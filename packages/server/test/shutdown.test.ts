@@ -86,3 +86,21 @@ describe.each(Object.keys(documentedStarts))('SIGTERM to the process `%s` starts
     }
   }, 120_000);
 });
+
+describe('SIGTERM to a server whose standard output nobody reads', () => {
+  it('exits 0 within seconds instead of waiting for the output forever, dropping the log lines it holds', async () => {
+    const data = await tempDataDir({ migrated: true });
+    try {
+      const server = await startServerProcess({ VIGIL_DATA_DIR: data.dir, LOG_LEVEL: 'info' });
+      // A log shipper that hangs: nothing more is read, and the pipe fills with the requests' log lines.
+      server.child.stdout?.pause();
+      for (let request = 0; request < 1500; request++) expect((await fetch(`${server.url}/api/v1/alerts`)).status).toBe(401);
+      const stoppedAt = Date.now();
+      const exit = await server.stop('SIGTERM');
+      expect(exit.code).toBe(0);
+      expect(Date.now() - stoppedAt).toBeLessThan(20_000);
+    } finally {
+      await data.remove();
+    }
+  }, 120_000);
+});

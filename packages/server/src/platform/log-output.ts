@@ -19,7 +19,51 @@ export const heldLogBytes = 16 * 1024 * 1024;
 const chunkBytes = 8 * 1024;
 const lineDelayMs = 100;
 
+/**
+ * How long an exiting process goes on writing the lines it holds to an output that takes none of
+ * them (a log shipper that hangs, a pipe nobody reads) before it drops them and ends. pino's exit
+ * handler writes them synchronously and retried such an output forever: SIGTERM never ended the
+ * process, only its orchestrator's SIGKILL did.
+ */
+export const exitStallMs = 2000;
+
 let dropped = 0;
+let exiting = false;
+const outputs = new Set<LogOutput>();
+
+// Registered when this module loads, before any output exists, so that it runs before the exit
+// handler pino gives each output, which then finds nothing held.
+process.on('exit', () => {
+  exiting = true;
+  for (const output of outputs) writeHeldLines(output);
+});
+
+function writeHeldLines(output: LogOutput): void {
+  try {
+    output.flushSync();
+  } catch {
+    // The output took nothing for exitStallMs (or was closed): what it holds is dropped, and pino's exit handler skips it.
+    output.destroy();
+  }
+}
+
+/**
+ * Whether the output tries again a write it could not take (EAGAIN): always while the process
+ * runs (the bound drops what comes meanwhile); at exit, until it has taken nothing for exitStallMs.
+ */
+function retryPolicy(): (error: Error, writing: number, remaining: number) => boolean {
+  let held = Number.POSITIVE_INFINITY;
+  let tookAt = 0;
+  return (_error, writing, remaining) => {
+    if (!exiting) return true;
+    const now = performance.now();
+    if (writing + remaining < held) {
+      held = writing + remaining;
+      tookAt = now;
+    }
+    return now - tookAt < exitStallMs;
+  };
+}
 
 /** The log lines every bounded output of this process has dropped since it started. */
 export const droppedLogLines = (): number => dropped;
@@ -28,11 +72,21 @@ export const droppedLogLines = (): number => dropped;
  * A pino destination on `fd` that writes lines in chunks, holds at most `maxBytes` not yet written
  * and drops the lines beyond: each counted (droppedLogLines, which `vigil_log_lines_dropped_total`
  * reports) and, once the output has taken everything held, reported by one warning line with their
- * number. pino writes what is held when the process exits, an uncaught error included; a process
- * killed outright (SIGKILL, the kernel short of memory) loses its last `lineDelayMs` of lines.
+ * number. What is held is written when the process exits, an uncaught error included, unless the
+ * output takes nothing for `exitStallMs`; a process killed outright (SIGKILL, the kernel short of
+ * memory) loses its last `lineDelayMs` of lines.
  */
 export function boundedLogOutput(fd: number, maxBytes = heldLogBytes): LogOutput {
-  const output = pino.destination({ dest: fd, sync: false, minLength: chunkBytes, periodicFlush: lineDelayMs, maxLength: maxBytes });
+  const output = pino.destination({
+    dest: fd,
+    sync: false,
+    minLength: chunkBytes,
+    periodicFlush: lineDelayMs,
+    maxLength: maxBytes,
+    retryEAGAIN: retryPolicy(),
+  });
+  outputs.add(output);
+  output.on('close', () => outputs.delete(output));
   const notices = pino({}, output);
   let unreported = 0;
   output.on('drop', () => {

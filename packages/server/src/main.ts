@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from './config.js';
-import { standardOutputWritten } from './platform/log-output.js';
+import { standardOutputWritten, writeAfterLogLines } from './platform/log-output.js';
 
 export async function serve(): Promise<void> {
   const config = loadConfig();
@@ -25,7 +25,7 @@ export async function serve(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`${signal} received: finishing in-flight requests\n`);
+    writeAfterLogLines(`${signal} received: finishing in-flight requests\n`);
     server.stop().then(
       () => process.exit(0),
       (error: unknown) => {

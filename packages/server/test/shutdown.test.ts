@@ -87,6 +87,26 @@ describe.each(Object.keys(documentedStarts))('SIGTERM to the process `%s` starts
   }, 120_000);
 });
 
+describe('the SIGTERM line', () => {
+  it('comes after every log line of the requests answered before it', async () => {
+    const data = await tempDataDir({ migrated: true });
+    try {
+      const server = await startServerProcess({ VIGIL_DATA_DIR: data.dir, LOG_LEVEL: 'info' });
+      // Answered just before the signal: its log line is still held for the next chunk when the signal comes.
+      const answered = await fetch(`${server.url}/api/v1/alerts`);
+      const requestId = answered.headers.get('x-request-id');
+      const exit = await server.stop('SIGTERM');
+      expect(exit.code).toBe(0);
+      const lines = server.output.stdout.split('\n');
+      const requestLine = lines.findIndex((line) => line.includes(`"reqId":"${requestId}"`));
+      expect(requestLine).toBeGreaterThan(-1);
+      expect(lines.findIndex((line) => line.startsWith('SIGTERM received'))).toBeGreaterThan(requestLine);
+    } finally {
+      await data.remove();
+    }
+  }, 120_000);
+});
+
 describe('SIGTERM to a server whose standard output nobody reads', () => {
   it('exits 0 within seconds instead of waiting for the output forever, dropping the log lines it holds', async () => {
     const data = await tempDataDir({ migrated: true });

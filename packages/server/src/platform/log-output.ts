@@ -116,3 +116,8 @@ export function standardOutput(): LogOutput {
 export function standardOutputWritten(): Promise<void> {
   return new Promise((resolve) => standardOutput().flush(() => resolve()));
 }
+
+/** Writes text to standard output after every line logged before it (a log line may be held for up to `lineDelayMs`). */
+export function writeAfterLogLines(text: string): void {
+  standardOutput().write(text);
+}

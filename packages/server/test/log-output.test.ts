@@ -55,13 +55,20 @@ function ended(output: DestinationStream): Promise<void> {
   });
 }
 
+/**
+ * A named pipe for a log: the reader's end non-blocking, for the test to read when it chooses; the
+ * writer's blocking, as the pipe to a log shipper is: a full pipe holds the write until it is read.
+ */
+function logPipe(): { reader: number; writer: number } {
+  const fifo = path.join(mkdtempSync(path.join(os.tmpdir(), 'vigil-log-')), 'stdout');
+  execFileSync('mkfifo', [fifo]);
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+  return { reader, writer: openSync(fifo, constants.O_WRONLY) };
+}
+
 describe('the log output', () => {
   it('holds at most its bound while its reader takes nothing, and counts and reports every line it drops', async () => {
-    const fifo = path.join(mkdtempSync(path.join(os.tmpdir(), 'vigil-log-')), 'stdout');
-    execFileSync('mkfifo', [fifo]);
-    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-    // Blocking, as the pipe to a log shipper is: a full pipe holds the write until it is read.
-    const writer = openSync(fifo, constants.O_WRONLY);
+    const { reader, writer } = logPipe();
     const maxBytes = 64 * 1024;
     const output = boundedLogOutput(writer, maxBytes);
     const droppedBefore = droppedLogLines();
@@ -114,11 +121,8 @@ describe('the log output', () => {
   });
 
   it('ends an exiting process whose output takes nothing: the lines it holds are dropped after two seconds without progress', () => {
-    const fifo = path.join(mkdtempSync(path.join(os.tmpdir(), 'vigil-log-')), 'stdout');
-    execFileSync('mkfifo', [fifo]);
     // A reader that never reads: a log shipper that hangs. The pipe fills, then holds every write.
-    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-    const writer = openSync(fifo, constants.O_WRONLY);
+    const { reader, writer } = logPipe();
     const script = [
       `import pino from 'pino';`,
       `import { standardOutput } from ${JSON.stringify(path.resolve('packages/server/src/platform/log-output.ts'))};`,

@@ -1,7 +1,16 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp, type TestOrg } from './support/app.js';
-import { documentedStarts, requestInFlight, runCliJson, startServerProcess, tempDataDir } from './support/processes.js';
+import {
+  documentedStarts,
+  type Env,
+  requestInFlight,
+  runCliJson,
+  type ServerProcess,
+  type StartCommand,
+  startServerProcess,
+  tempDataDir,
+} from './support/processes.js';
 
 /** Sends raw HTTP/1.1 on one socket and collects everything the server writes back until it closes. */
 function rawConnection(baseUrl: string) {
@@ -12,6 +21,17 @@ function rawConnection(baseUrl: string) {
   const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
   const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   return { connected, write: (text: string) => socket.write(text), closed, received: () => received };
+}
+
+/** Runs `work` on a server process started with `env` on a fresh migrated data directory, removed afterwards. */
+async function withServerProcess(env: Env, work: (server: ServerProcess, env: Env) => Promise<void>, command?: StartCommand): Promise<void> {
+  const data = await tempDataDir({ migrated: true });
+  const withData = { ...env, VIGIL_DATA_DIR: data.dir };
+  try {
+    await work(await startServerProcess(withData, command), withData);
+  } finally {
+    await data.remove();
+  }
 }
 
 describe('a request that arrives while the server drains', () => {
@@ -65,33 +85,30 @@ describe('a clean stop with a connection that carries no request', () => {
 
 describe.each(Object.keys(documentedStarts))('SIGTERM to the process `%s` starts', (way) => {
   it('drains the request in flight and exits 0, leaving no server behind', async () => {
-    const data = await tempDataDir({ migrated: true });
-    const env = { VIGIL_DATA_DIR: data.dir };
-    try {
-      const server = await startServerProcess(env, documentedStarts[way]);
-      const { apiKey } = await runCliJson<{ apiKey: string }>(['org', 'create', '--name', 'Stops', '--plan', 'business'], env);
-      const inFlight = requestInFlight(server.url, apiKey, 'In flight at SIGTERM');
-      await inFlight.connected;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const exit = server.stop('SIGTERM');
-      await server.waitForOutput(/SIGTERM received/);
-      inFlight.finish();
-      expect((await inFlight.response).status).toBe(201);
-      expect((await exit).code).toBe(0);
-      // Nothing answers any more: the server itself stopped, not only the npm process in front of it.
-      const after = await fetch(`${server.url}/healthz`).then((response) => response.status, () => 'refused');
-      expect(after).toBe('refused');
-    } finally {
-      await data.remove();
-    }
+    await withServerProcess(
+      {},
+      async (server, env) => {
+        const { apiKey } = await runCliJson<{ apiKey: string }>(['org', 'create', '--name', 'Stops', '--plan', 'business'], env);
+        const inFlight = requestInFlight(server.url, apiKey, 'In flight at SIGTERM');
+        await inFlight.connected;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const exit = server.stop('SIGTERM');
+        await server.waitForOutput(/SIGTERM received/);
+        inFlight.finish();
+        expect((await inFlight.response).status).toBe(201);
+        expect((await exit).code).toBe(0);
+        // Nothing answers any more: the server itself stopped, not only the npm process in front of it.
+        const after = await fetch(`${server.url}/healthz`).then((response) => response.status, () => 'refused');
+        expect(after).toBe('refused');
+      },
+      documentedStarts[way],
+    );
   }, 120_000);
 });
 
 describe('the SIGTERM line', () => {
   it('comes after every log line of the requests answered before it', async () => {
-    const data = await tempDataDir({ migrated: true });
-    try {
-      const server = await startServerProcess({ VIGIL_DATA_DIR: data.dir, LOG_LEVEL: 'info' });
+    await withServerProcess({ LOG_LEVEL: 'info' }, async (server) => {
       // Answered just before the signal: its log line is still held for the next chunk when the signal comes.
       const answered = await fetch(`${server.url}/api/v1/alerts`);
       const requestId = answered.headers.get('x-request-id');
@@ -101,17 +118,13 @@ describe('the SIGTERM line', () => {
       const requestLine = lines.findIndex((line) => line.includes(`"reqId":"${requestId}"`));
       expect(requestLine).toBeGreaterThan(-1);
       expect(lines.findIndex((line) => line.startsWith('SIGTERM received'))).toBeGreaterThan(requestLine);
-    } finally {
-      await data.remove();
-    }
+    });
   }, 120_000);
 });
 
 describe('SIGTERM to a server whose standard output nobody reads', () => {
   it('exits 0 within seconds instead of waiting for the output forever, dropping the log lines it holds', async () => {
-    const data = await tempDataDir({ migrated: true });
-    try {
-      const server = await startServerProcess({ VIGIL_DATA_DIR: data.dir, LOG_LEVEL: 'info' });
+    await withServerProcess({ LOG_LEVEL: 'info' }, async (server) => {
       // A log shipper that hangs: nothing more is read, and the pipe fills with the requests' log lines.
       server.child.stdout?.pause();
       for (let request = 0; request < 1500; request++) expect((await fetch(`${server.url}/api/v1/alerts`)).status).toBe(401);
@@ -119,8 +132,6 @@ describe('SIGTERM to a server whose standard output nobody reads', () => {
       const exit = await server.stop('SIGTERM');
       expect(exit.code).toBe(0);
       expect(Date.now() - stoppedAt).toBeLessThan(20_000);
-    } finally {
-      await data.remove();
-    }
+    });
   }, 120_000);
 });

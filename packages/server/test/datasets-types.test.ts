@@ -64,6 +64,21 @@ describe('column types', () => {
     expect(storedValue('2026-03-01 10:15 Z', 'timestamp')).toBe('2026-03-01 10:15 Z');
   });
 
+  it('reads values of every length up to the shapes\' ends, shorter ones included', () => {
+    for (const short of ['5', '-', '+', '-7', '0', 'north']) expect(storedValue(short, 'timestamp')).toBeUndefined();
+    expect(['5', '-', '+', '', '.'].map((value) => storedValue(value, 'integer'))).toEqual(['5', undefined, undefined, undefined, undefined]);
+    expect(['5', '.5', '5.', '-.5'].map((value) => storedValue(value, 'numeric'))).toEqual(['5', '.5', undefined, '-.5']);
+    expect(storedValue('2026-03-0', 'date')).toBeUndefined();
+    expect(storedValue('2026-03-01T10:1', 'timestamp')).toBeUndefined();
+    expect(storedValue('2026-03-01T10:15', 'timestamp')).toBe('2026-03-01T10:15Z');
+    expect(storedValue('2026-03-01T10:15Z', 'timestamp')).toBe('2026-03-01T10:15Z');
+    expect(storedValue('2026-03-01T10:15:', 'timestamp')).toBeUndefined();
+    expect(storedValue('2026-03-01T10:15:3', 'timestamp')).toBeUndefined();
+    expect(storedValue('2026-03-01T10:15:30', 'timestamp')).toBe('2026-03-01T10:15:30Z');
+    expect(inferType(['5', '12', 'north'])).toBe('text');
+    expect(inferType(['5', '12', '7'])).toBe('integer');
+  });
+
   it('widens along integer → numeric → text and date → timestamp → text', () => {
     expect(widenFor('integer', '2.5')).toBe('numeric');
     expect(widenFor('integer', 'n/a')).toBe('text');

@@ -55,44 +55,55 @@ function digitsAt(text: string, at: number, count: number): boolean {
   return true;
 }
 
-/** Whether `text` starts with YYYY-MM-DD (digits and dashes only; the calendar is checked apart). */
+/**
+ * Whether `text` starts with YYYY-MM-DD (digits and dashes only; the calendar is checked apart).
+ * Here and in the checks below, lengths are checked before a character is read: a read past the
+ * end (a short value, a code or a small number, tried as a date) deoptimized the compiled checks,
+ * and parsing the bench's 100k rows again took a fifth longer (BENCHMARKS.md, 2026-12-02 morning).
+ */
 const startsWithDate = (text: string): boolean =>
-  digitsAt(text, 0, 4) && text.charCodeAt(4) === 45 && digitsAt(text, 5, 2) && text.charCodeAt(7) === 45 && digitsAt(text, 8, 2);
+  text.length >= 10 && digitsAt(text, 0, 4) && text.charCodeAt(4) === 45 && digitsAt(text, 5, 2) && text.charCodeAt(7) === 45 && digitsAt(text, 8, 2);
+
+/** The shortest plain timestamp, `YYYY-MM-DDTHH:MM`. */
+const shortestTimestamp = 16;
 
 /**
  * Whether `text` is an optional sign, then digits without a leading zero (or a lone 0) and, with
  * `fraction`, a dot and digits: at most 18 digits without it, so that it fits a bigint.
  */
 function isPlainDecimal(text: string, fraction: boolean): boolean {
+  const end = text.length;
   const sign = text.charCodeAt(0) === 43 || text.charCodeAt(0) === 45 ? 1 : 0;
   let at = sign;
-  while (isDigit(text.charCodeAt(at))) at += 1;
+  while (at < end && isDigit(text.charCodeAt(at))) at += 1;
   const whole = at - sign;
   if (whole > 1 && text.charCodeAt(sign) === 48) return false;
-  if (at === text.length) return whole > 0 && (fraction || whole <= 18);
+  if (at === end) return whole > 0 && (fraction || whole <= 18);
   if (!fraction || text.charCodeAt(at) !== 46) return false;
   const digits = at + 1;
-  for (at = digits; isDigit(text.charCodeAt(at)); ) at += 1;
-  return at === text.length && at > digits;
+  for (at = digits; at < end && isDigit(text.charCodeAt(at)); ) at += 1;
+  return at === end && at > digits;
 }
 
 /** The stored form of a plain timestamp, `YYYY-MM-DD[T ]HH:MM[:SS[.fraction]][Z]`, when valid; else undefined. */
 function plainTimestamp(text: string): string | undefined {
+  const end = text.length;
+  if (end < shortestTimestamp) return undefined;
   const separator = text.charCodeAt(10);
   if (!startsWithDate(text) || (separator !== 84 && separator !== 32) || !digitsAt(text, 11, 2) || text.charCodeAt(13) !== 58 || !digitsAt(text, 14, 2)) return undefined;
-  let at = 16;
-  const withSeconds = text.charCodeAt(at) === 58;
+  let at = shortestTimestamp;
+  const withSeconds = at < end && text.charCodeAt(at) === 58;
   if (withSeconds) {
-    if (!digitsAt(text, 17, 2)) return undefined;
+    if (end < 19 || !digitsAt(text, 17, 2)) return undefined;
     at = 19;
-    if (text.charCodeAt(at) === 46) {
+    if (at < end && text.charCodeAt(at) === 46) {
       const digits = at + 1;
-      for (at = digits; isDigit(text.charCodeAt(at)); ) at += 1;
+      for (at = digits; at < end && isDigit(text.charCodeAt(at)); ) at += 1;
       if (at === digits || at - digits > 9) return undefined;
     }
   }
-  const zoned = at === text.length - 1 && text.charCodeAt(at) === 90;
-  if (!zoned && at !== text.length) return undefined;
+  const zoned = at === end - 1 && text.charCodeAt(at) === 90;
+  if (!zoned && at !== end) return undefined;
   if (!validDateAt(text) || twoDigits(text, 11) > 23 || twoDigits(text, 14) > 59 || (withSeconds && twoDigits(text, 17) > 59)) return undefined;
   return zoned ? text : `${text}Z`;
 }

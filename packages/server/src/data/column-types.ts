@@ -59,7 +59,7 @@ function digitsAt(text: string, at: number, count: number): boolean {
  * Whether `text` starts with YYYY-MM-DD (digits and dashes only; the calendar is checked apart).
  * Here and in the checks below, lengths are checked before a character is read: a read past the
  * end (a short value, a code or a small number, tried as a date) deoptimized the compiled checks,
- * and parsing the bench's 100k rows again took a fifth longer (BENCHMARKS.md, 2026-12-02 morning).
+ * and a second parse of the bench's 100k rows took about 40 % longer (BENCHMARKS.md, 2026-12-02).
  */
 const startsWithDate = (text: string): boolean =>
   text.length >= 10 && digitsAt(text, 0, 4) && text.charCodeAt(4) === 45 && digitsAt(text, 5, 2) && text.charCodeAt(7) === 45 && digitsAt(text, 8, 2);

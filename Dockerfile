@@ -46,4 +46,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 # signals; without it node is PID 1 itself, which also works: Vigil installs its own SIGTERM handler.
 # What `npm start` runs, without npm in between, so SIGTERM reaches the server directly. It runs
 # packages/server/dist, built above from the same sources (launch/compiled.js checks that).
-CMD ["node", "packages/server/bin/vigil.js", "serve"]
+# --no-memory-reducer: docs/operations.md, "Node's flags".
+CMD ["node", "--no-memory-reducer", "packages/server/bin/vigil.js", "serve"]

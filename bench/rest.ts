@@ -78,8 +78,13 @@ const share = (minimal: Measured, vigil: Measured, round: number) =>
   vigil.saturated[round].result.requestsPerSecond / minimal.saturated[round].result.requestsPerSecond;
 
 const settleMs = 2000;
-/** The steady load's first second, unrecorded: its new process's own start (pacedLoad). */
-const steadyWarmUpSeconds = 1;
+/**
+ * The steady load's first seconds, unrecorded: its new process's own start (pacedLoad). On 2 cores
+ * that start took more than a core for about 1.2 s, and every database-backed server, the minimal
+ * route too, answered 10–40 ms late until 1–1.5 s into the load while it did (BENCHMARKS.md,
+ * 2026-12-02 afternoon); with one second unrecorded, that tail was most of the p99.
+ */
+const steadyWarmUpSeconds = 3;
 const warmUpSeconds = (durationSeconds: number) => Math.max(1, Math.round(durationSeconds / 3));
 const count = (value: number) => Math.round(value).toLocaleString('en-US');
 const ms = (value: number) => value.toFixed(2);
@@ -172,7 +177,7 @@ export async function runRestBench(options: RestBenchOptions = {}): Promise<stri
     },
     {
       name: 'Vigil `GET /api/v1/alerts`',
-      spec: { ...vigilSpec, nodeOptions: options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [] },
+      spec: { ...vigilSpec, nodeOptions: [...vigilServe.nodeOptions, ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [])] },
       path: '/api/v1/alerts',
       headers: { authorization: `Bearer ${org.apiKey}` },
     },
@@ -223,7 +228,7 @@ function report(measured: Measured[], run: { database: BenchDatabase | undefined
     `### REST: authenticated \`GET /api/v1/alerts\`, ${listedAlerts} items`,
     '',
     `- Database: ${databaseLine}.`,
-    `- Each server runs in a child process of its own (Vigil as \`npm start\` runs it, \`node packages/server/bin/vigil.js serve\` from the compiled build; the others with \`node --import tsx\`), all three started at once and idle while another is measured; the load in the parent (the steady case's in a new process of its own), each case ${durationSeconds} s: ` +
+    `- Each server runs in a child process of its own (Vigil as \`npm start\` runs it, \`node ${[...vigilServe.nodeOptions, vigilServe.script, ...vigilServe.args].join(' ')}\` from the compiled build; the others with \`node --import tsx\`), all three started at once and idle while another is measured; the load in the parent (the steady case's in a new process of its own), each case ${durationSeconds} s: ` +
       `${warmUpSeconds(durationSeconds)} s warm-up, saturated (autocannon, ${connections} connections; the minimal route and Vigil in ${vigil.saturated.length} alternating rounds, so that a machine whose speed drifts weighs on both alike, the table showing the median round), ` +
       `then, after ${settleMs / 1000} s idle, a steady ${count(fixedRate)} req/s ` +
       `(one request every millisecond over up to ${connections} undici connections, latency counted from when the request was due; its first ${steadyWarmUpSeconds} s unrecorded, while the new load process's own code warms up), ` +

@@ -29,8 +29,18 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Vigil's server as `npm start` runs it: `vigil serve`, from the compiled build (bench/run.ts builds it first). */
-export const vigilServe = { script: 'packages/server/bin/vigil.js', args: ['serve'] } as const;
+/**
+ * Vigil's server as `npm start` runs it, node's flags included: `vigil serve`, from the compiled
+ * build (bench/run.ts builds it first). Read from the start script, so that the two cannot differ.
+ */
+function npmStart(): { script: string; args: string[]; nodeOptions: string[] } {
+  const { scripts } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = /^exec node (.+)$/.exec(scripts.start)?.[1].split(' ');
+  const scriptAt = words?.findIndex((word) => !word.startsWith('-')) ?? -1;
+  if (!words || scriptAt < 0) throw new Error(`npm start is not "exec node [flags] script [args]": ${scripts.start}`);
+  return { nodeOptions: words.slice(0, scriptAt), script: words[scriptAt], args: words.slice(scriptAt + 1) };
+}
+export const vigilServe = npmStart();
 
 const clockTicksPerSecond = 100;
 

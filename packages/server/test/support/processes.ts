@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,9 +59,18 @@ export async function runCliJson<T = Record<string, unknown>>(args: string[], en
   return JSON.parse(result.stdout) as T;
 }
 
-/** The command that starts a server: by default `node bin/vigil.js serve`, what `npm start` and the Dockerfile run. */
+/** The command that starts a server: by default the Dockerfile's, `node … bin/vigil.js serve`, what `npm start` runs too. */
 export type StartCommand = [command: string, ...args: string[]];
-const mainCommand: StartCommand = [process.execPath, cliScript, 'serve'];
+
+/** The Dockerfile's CMD (exec form), run from the repository's root as the image runs it from /app, with this test's node. */
+function dockerfileCommand(): StartCommand {
+  const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8'));
+  if (!cmd) throw new Error('the Dockerfile has no CMD in exec form');
+  const [program, ...args] = JSON.parse(cmd[1]) as StartCommand;
+  if (program !== 'node') throw new Error(`the Dockerfile's CMD runs ${program}, not node`);
+  return [process.execPath, ...args];
+}
+const mainCommand = dockerfileCommand();
 
 /** Each documented way to start the server, as an operator or a supervisor would run it. */
 export const documentedStarts: Record<string, StartCommand> = {
@@ -84,6 +94,38 @@ export interface ServerProcess {
   waitForOutput(pattern: RegExp): Promise<void>;
   /** Sends the signal and waits for the exit code. */
   stop(signal?: NodeJS.Signals): Promise<Finished>;
+}
+
+function parentOf(pid: string): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The command line of the node process that serves, from /proc (Linux): the started process
+ * itself, or the descendant that npm or a shell started for it.
+ */
+export function servingNodeArguments(server: ServerProcess): string[] {
+  const family = new Set([String(server.child.pid)]);
+  const pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  for (let grown = true; grown; ) {
+    grown = false;
+    for (const pid of pids) {
+      const parent = parentOf(pid);
+      if (family.has(pid) || parent === undefined || !family.has(parent)) continue;
+      family.add(pid);
+      grown = true;
+    }
+  }
+  const servers = [...family]
+    .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean))
+    .filter((argv) => path.basename(argv[0] ?? '') === 'node' && argv.at(-1) === 'serve');
+  if (servers.length !== 1) throw new Error(`expected one node process serving, found ${servers.length}`);
+  return servers[0];
 }
 
 export async function startServerProcess(env: Env, command?: StartCommand): Promise<ServerProcess> {

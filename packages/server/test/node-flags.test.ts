@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { documentedStarts, servingNodeArguments, startServerProcess, tempDataDir } from './support/processes.js';
+import { dockerfileStart, documentedStarts, servingNodeArguments, startServerProcess, tempDataDir } from './support/processes.js';
 
 /**
  * V8's memory reducer, once a server goes quiet, runs a full collection that throws away the
@@ -7,7 +7,7 @@ import { documentedStarts, servingNodeArguments, startServerProcess, tempDataDir
  * (docs/operations.md, "Node's flags"; BENCHMARKS.md, 2026-12-02 afternoon). A flag on node's own
  * command line is the only way to turn it off, so each documented start must carry it.
  */
-const starts = { "the Dockerfile's CMD": undefined, 'npm start': documentedStarts['npm start'] };
+const starts = { "the Dockerfile's CMD": dockerfileStart, 'npm start': documentedStarts['npm start'] };
 
 describe.each(Object.keys(starts) as (keyof typeof starts)[])('the server process `%s` starts', (way) => {
   it("runs node without V8's memory reducer", async () => {

@@ -70,7 +70,8 @@ function dockerfileCommand(): StartCommand {
   if (program !== 'node') throw new Error(`the Dockerfile's CMD runs ${program}, not node`);
   return [process.execPath, ...args];
 }
-const mainCommand = dockerfileCommand();
+export const dockerfileStart = dockerfileCommand();
+const mainCommand = dockerfileStart;
 
 /** Each documented way to start the server, as an operator or a supervisor would run it. */
 export const documentedStarts: Record<string, StartCommand> = {
@@ -96,13 +97,20 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<Finished>;
 }
 
-function parentOf(pid: string): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
-  } catch {
-    return undefined;
+/** Each process's parent, from /proc/<pid>/stat (Linux); a process that ended meanwhile is left out. */
+function parentsOfAllProcesses(): Map<string, string> {
+  const parents = new Map<string, string>();
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // The command name, in parentheses, may hold spaces: fields are counted after it.
+    parents.set(pid, stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
   }
+  return parents;
 }
 
 /**
@@ -111,12 +119,11 @@ function parentOf(pid: string): string | undefined {
  */
 export function servingNodeArguments(server: ServerProcess): string[] {
   const family = new Set([String(server.child.pid)]);
-  const pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  const parents = parentsOfAllProcesses();
   for (let grown = true; grown; ) {
     grown = false;
-    for (const pid of pids) {
-      const parent = parentOf(pid);
-      if (family.has(pid) || parent === undefined || !family.has(parent)) continue;
+    for (const [pid, parent] of parents) {
+      if (family.has(pid) || !family.has(parent)) continue;
       family.add(pid);
       grown = true;
     }

@@ -1,7 +1,7 @@
 import type { LoadingDb, Queryable } from '../db/connect.js';
 import { type ColumnType, type DatasetColumn, conversionSql, inferType, sqlTypeOf, storedValue, widenFor } from './column-types.js';
 import { CopyBatcher, copyField } from './copy-batcher.js';
-import { afterFirstLine, numberedLines } from './csv-as-copy.js';
+import { afterHeaderLine, linesAsStored, numberedLines } from './csv-as-copy.js';
 import { badFile } from './file-problems.js';
 import { columnIdentifiers, quoteIdentifier } from './identifiers.js';
 import { lockProjectSchemaSql } from '../platform/project-schema.js';
@@ -74,21 +74,35 @@ function checkWidth(kind: SourceKind, record: TableRecord, width: number): Table
   return { values: fitted, rowNumber: record.rowNumber };
 }
 
+/** A batch on its way to the table: its records checked for width, parsed when asked for; a CSV batch's text, and how to tell its reader it was loaded as such. */
+interface LoadBatch {
+  records(): TableRecord[];
+  csv?: CsvText;
+  takenAsText?(lines: number): void;
+}
+
+function checkedBatch(kind: SourceKind, batch: RecordBatch, width: number): LoadBatch {
+  const check = (records: TableRecord[]) => records.map((record) => checkWidth(kind, record, width));
+  if (Array.isArray(batch)) return { records: () => check(batch) };
+  let checked: TableRecord[] | undefined;
+  return { records: () => (checked ??= check(batch.records())), csv: batch.csv, takenAsText: (lines) => batch.takenAsText(lines) };
+}
+
 /** The header (first record, unless given) and the batches after it, each record checked for width. */
-async function* checkedBatches(source: IngestSource, header: { names?: string[] }): AsyncGenerator<RecordBatch> {
-  let width = source.headers?.length;
+async function* checkedBatches(source: IngestSource, header: { names?: string[] }): AsyncGenerator<LoadBatch> {
   if (source.headers) header.names = source.headers;
   for await (const batch of source.records) {
-    let records = batch;
-    if (header.names === undefined) {
-      if (batch.length === 0) continue;
-      header.names = checkHeader(source.kind, batch[0].values);
-      width = header.names.length;
-      records = batch.slice(1);
+    if (header.names !== undefined) {
+      yield checkedBatch(source.kind, batch, header.names.length);
+      continue;
     }
-    const checked: RecordBatch = records.map((record) => checkWidth(source.kind, record, width!));
-    if (batch.csv) checked.csv = records === batch ? batch.csv : afterFirstLine(batch.csv);
-    yield checked;
+    const [first, ...rest] = Array.isArray(batch) ? batch : batch.records();
+    if (first === undefined) continue;
+    header.names = checkHeader(source.kind, first.values);
+    const afterHeader = checkedBatch(source.kind, rest, header.names.length);
+    // Parsed already: the reader counts its rows, so the text after the header goes without telling it.
+    if (!Array.isArray(batch)) afterHeader.csv = afterHeaderLine(batch.csv, first.values.length);
+    yield afterHeader;
   }
   if (header.names === undefined) throw badFile('The file is empty.');
 }
@@ -113,15 +127,15 @@ export async function ingest(source: IngestSource, target: IngestTarget): Promis
   const header: { names?: string[] } = {};
   const batches = checkedBatches(source, header);
   try {
-    const sampleBatches: RecordBatch[] = [];
+    const sampleBatches: LoadBatch[] = [];
     let sampled = 0;
     let next = await batches.next();
     for (; !next.done; next = await batches.next()) {
       sampleBatches.push(next.value);
-      sampled += next.value.length;
+      sampled += next.value.records().length;
       if (sampled >= sampleRows) break;
     }
-    const columns = chooseColumns(source, header.names!, sampleBatches.flat());
+    const columns = chooseColumns(source, header.names!, sampleBatches.flatMap((batch) => batch.records()));
     for (const column of Object.keys(source.pinnedTypes ?? {})) {
       if (!columns.some((c) => c.name === column || c.originalName === column)) {
         throw badFile(`The file has no column "${column}" to give a type.`);
@@ -155,8 +169,6 @@ const plainTypes: ReadonlySet<ColumnType> = new Set(['integer', 'numeric', 'bool
 class RowLoader {
   rowCount = 0;
   private readonly batcher: CopyBatcher;
-  /** Indexes of the columns whose values are checked against a type. */
-  private readonly checkedColumns: number[];
   /** Whether CSV text is still loaded as it came: not once a value has needed rewriting (a file keeps its ways). */
   private textAsItCame = true;
   private csvOptions?: string;
@@ -169,21 +181,24 @@ class RowLoader {
     private readonly maxRows: number | undefined,
   ) {
     this.batcher = new CopyBatcher(target.db, `${table} (${['_row_id', ...columns.map((c) => quoteIdentifier(c.name))].join(', ')})`);
-    this.checkedColumns = columns.flatMap((column, index) => (column.type === 'text' ? [] : [index]));
   }
 
   /**
-   * Loads a batch: as the CSV text it came in when COPY reads every value of it as stored, else
-   * converted to COPY rows. Awaits only to send a full batch or to widen a column.
+   * Loads a batch: as the CSV text it came in when COPY reads every value of it as stored
+   * (csv-as-copy.ts), else converted to COPY rows. Awaits only to send a full batch or to widen a column.
    */
-  async add(records: RecordBatch): Promise<void> {
-    const { csv } = records;
-    if (csv && this.textAsItCame && this.storedAsWritten(records)) {
+  async add(batch: LoadBatch): Promise<void> {
+    const { csv } = batch;
+    const verdict = csv && this.textAsItCame && this.maxRows === undefined ? linesAsStored(csv, this.columns.map((column) => column.type)) : 'rewrite';
+    if (csv && typeof verdict === 'number') {
       await this.batcher.use((this.csvOptions ??= csvCopyOptions(csv, this.columns)));
-      this.batcher.addText(numberedLines(csv.text, csv.newline, csv.delimiter, this.rowCount + 1), records.length);
-      this.rowCount += records.length;
-      this.target.countLoaded('as_written', records.length);
+      this.batcher.addText(numberedLines(csv.text, csv.newline, csv.delimiter, this.rowCount + 1), verdict);
+      batch.takenAsText?.(verdict);
+      this.rowCount += verdict;
+      this.target.countLoaded('as_written', verdict);
     } else {
+      if (verdict === 'rewriteFromHere') this.textAsItCame = false;
+      const records = batch.records();
       await this.batcher.use('');
       for (let stop = this.convert(records, 0); stop < records.length; stop = this.convert(records, stop)) await this.widen(records[stop]);
       this.target.countLoaded('rewritten', records.length);
@@ -193,28 +208,6 @@ class RowLoader {
 
   finish(): Promise<void> {
     return this.batcher.drain();
-  }
-
-  /**
-   * Whether every value of the records is stored as written, so that COPY reading the text gets
-   * what `convert` would send. A value its column's type does not hold leaves the batch to
-   * `convert` (which widens the column); one stored otherwise (a time without a zone, `TRUE`)
-   * leaves this batch and the rest of the file to it.
-   */
-  private storedAsWritten(records: TableRecord[]): boolean {
-    if (this.maxRows !== undefined && this.rowCount + records.length > this.maxRows) return false;
-    const { columns, checkedColumns } = this;
-    for (const { values } of records) {
-      for (const index of checkedColumns) {
-        const raw = values[index];
-        if (raw === '') continue;
-        const stored = storedValue(raw, columns[index].type);
-        if (stored === raw) continue;
-        if (stored !== undefined) this.textAsItCame = false;
-        return false;
-      }
-    }
-    return true;
   }
 
   /**

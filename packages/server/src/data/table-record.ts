@@ -4,15 +4,26 @@ export interface TableRecord {
   rowNumber: number;
 }
 
-/** A CSV batch's text, as it came, when PostgreSQL's CSV COPY reads it into the same fields (csv-as-copy.ts). */
+/** CSV text as it came, from a record's start; PostgreSQL's CSV COPY may load it as it is (csv-as-copy.ts). */
 export interface CsvText {
   text: string;
   delimiter: string;
   newline: string;
 }
 
-/** Records as a reader yields them; a CSV reader adds their text when COPY may load that as it is. */
-export type RecordBatch = TableRecord[] & { csv?: CsvText };
+/**
+ * A CSV reader's batch: its text, and its records, parsed only when asked for (a batch loaded as
+ * its text never is). Either `records` is called or `takenAsText`, before the reader's next batch.
+ */
+export interface CsvLines {
+  readonly csv: CsvText;
+  records(): TableRecord[];
+  /** The batch was loaded as its text, `lines` lines of a record each. */
+  takenAsText(lines: number): void;
+}
+
+/** Records as a reader yields them, in batches: an array, or a CSV reader's lines. */
+export type RecordBatch = TableRecord[] | CsvLines;
 
 export type SourceKind = 'csv' | 'xlsx' | 'database';
 

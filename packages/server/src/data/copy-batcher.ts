@@ -17,24 +17,30 @@ const startBytes = 512 * 1024;
 /** Rows are written into the buffer this many characters at a time: one call per row cost more than the rows' encoding. */
 const writeChars = 16 * 1024;
 
+/** Batches sent and not yet in the table: one being loaded, the next waiting to follow it at once. */
+const maxInFlight = 2;
+
 /**
- * Collects rows and sends them with COPY in batches, one batch in flight while the next is
- * collected, so parsing and loading overlap and memory stays at about two batches. Rows are
- * written as UTF-8 into a buffer outside the JavaScript heap every few kilobytes: held as strings
- * until their batch was sent, a batch's rows were alive at every young-generation collection,
- * copied and then promoted, which made collections an upload's largest cost.
- * Two buffers take turns: the one being filled, and the one whose batch is loading. A batch holds
- * rows in one of COPY's formats: its options are given with `use` before the rows.
+ * Collects rows and sends them with COPY in batches, while the next batch is collected, so that
+ * parsing and loading overlap and memory stays at about three batches. Rows are written as UTF-8
+ * into a buffer outside the JavaScript heap every few kilobytes: held as strings until their batch
+ * was sent, a batch's rows were alive at every young-generation collection, copied and then
+ * promoted, which made collections an upload's largest cost.
+ * A batch is sent while the one before it is still loading (the database runs them one after the
+ * other, see `loadingDb`): waiting for each to end before sending the next left PostgreSQL idle
+ * for the round trip to an upload's thread, 5–10 ms between batches. The buffers take turns: the
+ * one being filled, and those whose batches are on their way. A batch holds rows in one of COPY's
+ * formats: its options are given with `use` before the rows.
  */
 export class CopyBatcher {
   private filling = sharedBuffer(startBytes);
-  private loading = sharedBuffer(startBytes);
+  private readonly free: Buffer<SharedArrayBuffer>[] = [];
+  private readonly inFlight: { loaded: Promise<void>; buffer: Buffer<SharedArrayBuffer> }[] = [];
   private bytes = 0;
   private rows = 0;
   private text = '';
   /** COPY's options for the rows being collected: '' for its text format. */
   private options = '';
-  private inFlight: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: LoadingDb,
@@ -76,21 +82,28 @@ export class CopyBatcher {
   /** Waits until every row added so far is in the table. */
   async drain(): Promise<void> {
     await this.send();
-    await this.inFlight;
+    while (this.inFlight.length > 0) await this.oldestLoaded();
   }
 
   private async send(): Promise<void> {
-    // The batch before is in the table once this resolves, so its buffer is free to be filled again.
-    await this.inFlight;
     if (this.rows === 0) return;
+    if (this.inFlight.length === maxInFlight) await this.oldestLoaded();
     this.writeText();
-    const batch = this.filling.subarray(0, this.bytes);
-    [this.filling, this.loading] = [this.loading, this.filling];
+    const loaded = this.db.copyRows(this.target, this.filling.subarray(0, this.bytes), this.options);
+    // Awaited by a later send or drain; marked handled so a failure in between is not reported twice.
+    loaded.catch(() => undefined);
+    this.inFlight.push({ loaded, buffer: this.filling });
+    this.filling = this.free.pop() ?? sharedBuffer(startBytes);
     this.bytes = 0;
     this.rows = 0;
-    this.inFlight = this.db.copyRows(this.target, batch, this.options);
-    // Awaited by the next send or drain; marked handled so a failure in between is not reported twice.
-    this.inFlight.catch(() => undefined);
+  }
+
+  /** Waits for the oldest batch on its way to be in the table: its buffer is free to be filled again. */
+  private async oldestLoaded(): Promise<void> {
+    const oldest = this.inFlight[0];
+    await oldest.loaded;
+    this.inFlight.shift();
+    this.free.push(oldest.buffer);
   }
 }
 

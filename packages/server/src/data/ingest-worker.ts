@@ -4,7 +4,7 @@ import { type MessagePort, parentPort } from 'node:worker_threads';
 import type { LoadingDb } from '../db/connect.js';
 import { ApiError } from '../platform/errors.js';
 import { readCsvRecords } from './csv-reader.js';
-import { ingest } from './ingest.js';
+import { type RowsLoad, ingest } from './ingest.js';
 import type { IngestJob, MainMessage, StatementRequest, ThreadError, ThreadMessage } from './ingest-messages.js';
 import { readXlsxRecords } from './xlsx-reader.js';
 
@@ -89,13 +89,18 @@ function threadError(error: unknown): ThreadError {
 async function run(job: IngestJob, link: MainThreadLink): Promise<void> {
   const bytes = link.bytes();
   const records = job.kind === 'xlsx' ? readXlsxRecords(bytes, { sheet: job.sheet, spoolDir: job.spoolDir }) : readCsvRecords(bytes);
+  // Told once, at the job's end: a message for each batch cost the thread more than a tenth of its checking.
+  const loaded = new Map<RowsLoad, number>();
+  const tellLoaded = () => loaded.forEach((rows, load) => link.send({ op: 'loaded', load, rows }));
   try {
     const result = await ingest(
       { kind: job.kind, records, pinnedTypes: job.pinnedTypes },
-      { db: link.db, schema: job.schema, table: job.table, countLoaded: (load, rows) => link.send({ op: 'loaded', load, rows }) },
+      { db: link.db, schema: job.schema, table: job.table, countLoaded: (load, rows) => loaded.set(load, (loaded.get(load) ?? 0) + rows) },
     );
+    tellLoaded();
     link.send({ op: 'done', result });
   } catch (error) {
+    tellLoaded();
     link.send({ op: 'failed', error: threadError(error) });
   }
 }

@@ -127,14 +127,21 @@ export function copyRows(db: Db, target: string, rows: string | Uint8Array, opti
  * (columns)`). A Db gives it with `loadingDb`; an ingest thread gives it by asking the main thread.
  */
 export interface LoadingDb extends Queryable {
+  /** Runs after every COPY sent before it has ended, and fails when one of them failed. */
   copyRows(target: string, rows: Uint8Array, options: string): Promise<void>;
 }
 
+/**
+ * A loader may send its next batch before the last one is in (copy-batcher.ts): its COPYs run one
+ * after the other, on one connection at a time, each as soon as the one before it ends; after one
+ * fails, the ones sent after it fail with the same error.
+ */
 export function loadingDb(db: Db): LoadingDb {
+  let copying: Promise<void> = Promise.resolve();
   return {
     query: (sql, params) => db.query(sql, params),
     exec: (sql) => db.exec(sql),
-    copyRows: (target, rows, options) => copyRows(db, target, rows, options),
+    copyRows: (target, rows, options) => (copying = copying.then(() => copyRows(db, target, rows, options))),
   };
 }
 

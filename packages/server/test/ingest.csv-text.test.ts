@@ -169,10 +169,10 @@ describe.each(databaseKinds())('a CSV loaded as its text or rewritten, on %s', (
   it('stores the same rows either way, or refuses the file alike, wherever stray quotes and line breaks fall', async () => {
     const notes = ['plain', '"q, c"', '""', '', 'a"b', '"a"b', '"x\ny"', '"', ' "s"', 'r\rr', '"y""z"'];
     const codes = ['17', '"18"', '007', ' 5', 'X', ''];
-    for (let seed = 1; seed <= 6; seed += 1) {
+    for (let seed = 1; seed <= 4; seed += 1) {
       const random = randomFrom(seed);
       const rare = (list: string[]) => (random() < 0.0005 ? list[Math.floor(random() * list.length)] : list[0]);
-      const lines = ['n,code,note', ...Array.from({ length: 12_000 }, (_, index) => `${index},${rare(codes)},${rare(notes)}`)];
+      const lines = ['n,code,note', ...Array.from({ length: 8_000 }, (_, index) => `${index},${rare(codes)},${rare(notes)}`)];
       const text = `${lines.join('\n')}\n`;
       const outcome = async (table: string, rewriteAll: boolean) => {
         try {

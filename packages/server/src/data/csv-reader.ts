@@ -119,7 +119,7 @@ class FileProgress {
   linesDone = 0;
 
   constructor(
-    readonly delimiter: string,
+    delimiter: string,
     readonly newline: '\r\n' | '\n' | '\r',
   ) {
     this.parser = new Papa.Parser({ delimiter, newline });

@@ -89,7 +89,7 @@ function threadError(error: unknown): ThreadError {
 async function run(job: IngestJob, link: MainThreadLink): Promise<void> {
   const bytes = link.bytes();
   const records = job.kind === 'xlsx' ? readXlsxRecords(bytes, { sheet: job.sheet, spoolDir: job.spoolDir }) : readCsvRecords(bytes);
-  // Told once, at the job's end: a message for each batch cost the thread more than a tenth of its checking.
+  // Told once, at the job's end: a message for each batch cost the thread about a tenth as much as checking the values.
   const loaded = new Map<RowsLoad, number>();
   const tellLoaded = () => loaded.forEach((rows, load) => link.send({ op: 'loaded', load, rows }));
   try {

@@ -41,6 +41,16 @@ describe.each(databaseKinds())('rows of a statement on %s', (kind) => {
     }
   });
 
+  it('answers each run of one statement with its own values, many at once, in and out of transactions', async () => {
+    const sql = 'SELECT $1::int AS n, $2::text AS label';
+    const runs = Array.from({ length: 40 }, (_, n) =>
+      n % 2 === 0 ? database.db.query<{ n: number; label: string }>(sql, [n, `run ${n}`]) : database.db.transaction((tx) => tx.query<{ n: number; label: string }>(sql, [n, `run ${n}`])),
+    );
+    expect(await Promise.all(runs)).toEqual(Array.from({ length: 40 }, (_, n) => [{ n, label: `run ${n}` }]));
+    await expect(database.db.query(sql, [1])).rejects.toThrow();
+    expect(await database.db.query(sql, [2, 'after a failed run'])).toEqual([{ n: 2, label: 'after a failed run' }]);
+  });
+
   it('gives the same rows inside a transaction', async () => {
     const rows = await database.db.transaction((tx) => tx.query<{ n: number; label: string }>('SELECT n, $1::text AS label FROM generate_series(1, 3) AS n', ['row']));
     expect(rows).toEqual([

@@ -1,9 +1,9 @@
 import { deepStrictEqual } from 'node:assert';
-import { cp, mkdir, mkdtemp } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget, pacedLoadApart } from './support/load.js';
+import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget, type PacedLoadResult, pacedLoadApart } from './support/load.js';
 import { type BenchDatabase, benchDatabase } from './support/postgres.js';
 import { type RunningServer, type ServerSpec, startServer, vigilServe } from './support/processes.js';
 import { seedAlerts } from './support/seed.js';
@@ -44,7 +44,7 @@ interface Measured {
   /** One per round, in order (the hello world's: one). */
   saturated: Saturated[];
   /** One request every millisecond: the steady 1,000 req/s the latency target is about. */
-  paced: LoadResult;
+  paced: PacedLoadResult;
   /** autocannon's own `overallRate`, for comparison: each second's requests leave in a burst. */
   burst: LoadResult;
 }
@@ -120,8 +120,10 @@ function roundsTable(minimal: Measured, vigil: Measured): string {
   ].join('\n');
 }
 
+const loopDelay = (row: Measured) => `${ms(row.paced.loadLoopDelayMs.p99)} ms, at most ${ms(row.paced.loadLoopDelayMs.max)} ms`;
+
 /** `round`: the median round (medianRound), the one the table shows. */
-function verdicts(hello: Measured, minimal: Measured, vigil: Measured, round: number, onPostgres: boolean): string {
+function verdicts(hello: Measured, minimal: Measured, vigil: Measured, round: number, onPostgres: boolean, vigilOwnSteadyP99Ms: number): string {
   const median = share(minimal, vigil, round);
   const shares = vigil.saturated.map((_, each) => ratio(share(minimal, vigil, each))).join(', ');
   const [helloSaturated, minimalSaturated, vigilSaturated] = [hello.saturated[0], minimal.saturated[round], vigil.saturated[round]];
@@ -130,6 +132,8 @@ function verdicts(hello: Measured, minimal: Measured, vigil: Measured, round: nu
     `- Vigil ÷ minimal route, saturated req/s, ${vigil.saturated.length === 1 ? 'one round' : `the median of ${vigil.saturated.length} rounds`}: **${ratio(median)}** (target ≥ 0.90)${met(median >= 0.9)}; each round: ${shares}`,
     `- Vigil p99 at a steady ${count(fixedRate)} req/s: **${ms(vigil.paced.p99Ms)} ms** (target ≤ 5 ms)${met(vigil.paced.p99Ms <= 5)}; ` +
       `the hello world's in the same run ${ms(hello.paced.p99Ms)} ms, the minimal route's ${ms(minimal.paced.p99Ms)} ms`,
+    `- Where that steady p99 went: Vigil's own p99 over the same seconds (its log's \`ms\`, from Fastify taking the request to its answer) ${ms(vigilOwnSteadyP99Ms)} ms; ` +
+      `the load process's event loop late by p99 ${loopDelay(vigil)} (in the hello world's case ${loopDelay(hello)}, the minimal route's ${loopDelay(minimal)})`,
     `- minimal route ÷ hello world, saturated req/s: ${ratio(minimalSaturated.result.requestsPerSecond / helloSaturated.result.requestsPerSecond)} (what the query and its JSON cost)`,
     `- Vigil ÷ hello world, saturated req/s: ${ratio(vigilSaturated.result.requestsPerSecond / helloSaturated.result.requestsPerSecond)}`,
     `- Server CPU per request, Vigil − minimal route, in the median round: ${count(vigilSaturated.cpuMicrosPerRequest - minimalSaturated.cpuMicrosPerRequest)} µs ` +
@@ -211,13 +215,30 @@ export async function runRestBench(options: RestBenchOptions = {}): Promise<stri
       measured.push({ name: each.bench.name, saturated: saturated[index], paced, burst });
       assertAllAnswered(each.bench.name, [...saturated[index].map((one) => one.result), paced, burst]);
     }
-    return report(measured, { database, durationSeconds, vigilLog: path.join(workDir, 'Vigil.log') });
+    const vigilLog = path.join(workDir, 'Vigil.log');
+    return report(measured, { database, durationSeconds, vigilLog, vigilOwnSteadyP99Ms: await ownP99Ms(vigilLog, measured[2].paced.recordedWindow) });
   } finally {
     for (const each of started) await each.server.stop();
   }
 }
 
-function report(measured: Measured[], run: { database: BenchDatabase | undefined; durationSeconds: number; vigilLog: string }): string {
+/**
+ * Vigil's own time for the requests it answered within `window`: its log line's `ms`, from the
+ * request's arrival to its answer. What the steady load saw beyond it was spent outside Vigil's
+ * handling: waiting to be read, on the network, or in the load process.
+ */
+async function ownP99Ms(vigilLog: string, window: { from: number; to: number }): Promise<number> {
+  const own: number[] = [];
+  for (const line of (await readFile(vigilLog, 'utf8')).split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const entry = JSON.parse(line) as { msg?: string; time?: number; ms?: number };
+    if (entry.msg === 'request' && entry.ms !== undefined && entry.time! >= window.from && entry.time! <= window.to) own.push(entry.ms);
+  }
+  own.sort((a, b) => a - b);
+  return own.length ? own[Math.min(own.length - 1, Math.ceil(0.99 * own.length) - 1)] : Number.NaN;
+}
+
+function report(measured: Measured[], run: { database: BenchDatabase | undefined; durationSeconds: number; vigilLog: string; vigilOwnSteadyP99Ms: number }): string {
   const { database, durationSeconds } = run;
   const [hello, minimal, vigil] = measured;
   const round = medianRound(minimal, vigil);
@@ -241,6 +262,6 @@ function report(measured: Measured[], run: { database: BenchDatabase | undefined
     '',
     roundsTable(minimal, vigil),
     '',
-    verdicts(hello, minimal, vigil, round, database !== undefined),
+    verdicts(hello, minimal, vigil, round, database !== undefined, run.vigilOwnSteadyP99Ms),
   ].join('\n');
 }

@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { runCommand } from './processes.js';
@@ -55,6 +56,20 @@ export async function autocannonLoad(target: LoadTarget, connections: number, du
   return summarize(latencies, result.non2xx + result.errors + result.timeouts, started);
 }
 
+export interface PacedLoadResult extends LoadResult {
+  /**
+   * How late the load process's own event loop ran over the recorded seconds, p99 and at most: a
+   * request due while it was held up left late, or its answer was read late, and was charged to
+   * the server all the same.
+   */
+  loadLoopDelayMs: { p99: number; max: number };
+  /** When the recorded seconds began and ended, in milliseconds since the epoch: to find the server's own log lines of them. */
+  recordedWindow: { from: number; to: number };
+}
+
+/** The event-loop delay monitor's sampling interval; what it records past that is the delay. */
+const loopDelayResolutionMs = 1;
+
 /**
  * An open-loop steady rate: request n is due at start + n / perSecond and its latency runs from that
  * moment to the end of its response body, so a server that falls behind is charged for the wait.
@@ -65,8 +80,10 @@ export async function autocannonLoad(target: LoadTarget, connections: number, du
  * started sends its first few hundred requests late while its own code is still cold, and every
  * request due meanwhile was charged to the server (BENCHMARKS.md, 2026-11-28).
  */
-export async function pacedLoad(target: LoadTarget, perSecond: number, connections: number, durationSeconds: number, warmUpSeconds: number): Promise<LoadResult> {
+export async function pacedLoad(target: LoadTarget, perSecond: number, connections: number, durationSeconds: number, warmUpSeconds: number): Promise<PacedLoadResult> {
   const url = new URL(target.url);
+  const loopDelay = monitorEventLoopDelay({ resolution: loopDelayResolutionMs });
+  const recording = setTimeout(() => loopDelay.enable(), warmUpSeconds * 1000);
   const pool = new Pool(url.origin, { connections, pipelining: 1 });
   const latencies: number[] = [];
   let failures = 0;
@@ -89,6 +106,7 @@ export async function pacedLoad(target: LoadTarget, perSecond: number, connectio
     pending.add(done);
   };
   const started = process.hrtime.bigint();
+  const recordedFrom = Date.now() + warmUpSeconds * 1000;
   let sent = 0;
   await new Promise<void>((resolve) => {
     const tick = () => {
@@ -100,9 +118,16 @@ export async function pacedLoad(target: LoadTarget, perSecond: number, connectio
     tick();
   });
   await Promise.all(pending);
+  clearTimeout(recording);
+  loopDelay.disable();
   const result = summarize(latencies, failures, started + BigInt(Math.round(unrecorded * intervalNs)));
   await pool.close();
-  return result;
+  const lateMs = (nanoseconds: number) => Math.max(0, nanoseconds / 1e6 - loopDelayResolutionMs);
+  return {
+    ...result,
+    loadLoopDelayMs: { p99: lateMs(loopDelay.percentile(99)), max: lateMs(loopDelay.max) },
+    recordedWindow: { from: recordedFrom, to: Date.now() },
+  };
 }
 
 /**
@@ -112,12 +137,12 @@ export async function pacedLoad(target: LoadTarget, perSecond: number, connectio
  * charged to the server (BENCHMARKS.md, 2026-11-27 evening). A new process's heap stays small; its
  * code starts cold, which `warmUpSeconds` leaves out.
  */
-export async function pacedLoadApart(target: LoadTarget, perSecond: number, connections: number, durationSeconds: number, warmUpSeconds: number): Promise<LoadResult> {
+export async function pacedLoadApart(target: LoadTarget, perSecond: number, connections: number, durationSeconds: number, warmUpSeconds: number): Promise<PacedLoadResult> {
   const output = await runCommand(
     ['--import', 'tsx', 'bench/support/paced-load-process.ts', JSON.stringify({ target, perSecond, connections, durationSeconds, warmUpSeconds })],
     {},
   );
-  return JSON.parse(output) as LoadResult;
+  return JSON.parse(output) as PacedLoadResult;
 }
 
 /** A figure taken over failed requests measures nothing: any non-2xx answer, error or timeout fails the part. */

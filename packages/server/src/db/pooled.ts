@@ -105,13 +105,17 @@ export abstract class PooledDb implements Queryable {
   }
 }
 
-/** SQL texts are written in code, so few; the bound only guards against a runaway of ad-hoc SQL. */
+/**
+ * SQL texts are written in code, so few; the bounds only guard against a runaway of ad-hoc SQL (a
+ * generated list of placeholders), whose configs are made afresh instead: a few MB kept at most.
+ */
 const maxStatementConfigs = 1_000;
+const maxKeptTextLength = 4_096;
 
 /**
  * One query config per statement, made once. pg copies every config it is given property by
- * property through their descriptors (`cloneQueryConfig` in pg/lib/utils.js): 1.4–2.6 µs and a
- * dozen short-lived objects for `{ name, text, values, rowMode }`, on every statement. Its copy
+ * property through their descriptors (`cloneQueryConfig` in pg/lib/utils.js): 1.4–2.6 µs and
+ * several short-lived objects for `{ name, text, values, rowMode }`, on every statement. Its copy
  * keeps the config's prototype, so the parts that never change sit on a frozen prototype and the
  * config pg copies has no property of its own (0.1 µs); the values travel beside it.
  */
@@ -121,8 +125,9 @@ class StatementConfigs {
   of(key: string, text: string, name: string | undefined): pg.QueryArrayConfig {
     let config = this.configs.get(key);
     if (config === undefined) {
-      if (this.configs.size >= maxStatementConfigs) this.configs.clear();
       config = Object.create(Object.freeze({ name, text, rowMode: 'array' })) as pg.QueryArrayConfig;
+      if (text.length > maxKeptTextLength) return config;
+      if (this.configs.size >= maxStatementConfigs) this.configs.clear();
       this.configs.set(key, config);
     }
     return config;

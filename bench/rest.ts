@@ -223,16 +223,16 @@ export async function runRestBench(options: RestBenchOptions = {}): Promise<stri
 }
 
 /**
- * Vigil's own time for the requests it answered within `window`: its log line's `ms`, from the
- * request's arrival to its answer. What the steady load saw beyond it was spent outside Vigil's
+ * Vigil's own time for the requests it answered within `window`: its log line's `ms`, from Fastify
+ * taking the request to its answer. What the steady load saw beyond it was spent outside Vigil's
  * handling: waiting to be read, on the network, or in the load process.
  */
 async function ownP99Ms(vigilLog: string, window: { from: number; to: number }): Promise<number> {
   const own: number[] = [];
   for (const line of (await readFile(vigilLog, 'utf8')).split('\n')) {
     if (!line.startsWith('{')) continue;
-    const entry = JSON.parse(line) as { msg?: string; time?: number; ms?: number };
-    if (entry.msg === 'request' && entry.ms !== undefined && entry.time! >= window.from && entry.time! <= window.to) own.push(entry.ms);
+    const { msg, time, ms: took } = JSON.parse(line) as { msg?: string; time?: number; ms?: number };
+    if (msg === 'request' && took !== undefined && time !== undefined && time >= window.from && time <= window.to) own.push(took);
   }
   own.sort((a, b) => a - b);
   return own.length ? own[Math.min(own.length - 1, Math.ceil(0.99 * own.length) - 1)] : Number.NaN;

@@ -3,6 +3,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { percentile } from './support/load.js';
 import { benchDatabase } from './support/postgres.js';
 import { type RunningServer, startServer, vigilServe } from './support/processes.js';
 import { seedAlerts } from './support/seed.js';
@@ -63,8 +64,6 @@ async function checkOneAlertPerKey(server: RunningServer, apiKey: string): Promi
   }
 }
 
-const percentile = (sorted: number[], fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
-
 /**
  * One Vigil process; ten connections POST alerts for the measured time: plain creates (no
  * dedupKey, each a new alert and its alert.created event), then repeats (each connection its own
@@ -101,10 +100,10 @@ export async function runAlertDedupBench(options: AlertDedupBenchOptions = {}): 
     if (options.smoke && tallies.some((tally) => tally.failures > 0)) throw new Error('POST /alerts answered an unexpected status');
     const rows = cases.map((bench, index) => {
       const tally = tallies[index];
-      const sorted = tally.latencies.sort((a, b) => a - b);
-      const perSecond = sorted.length / tally.seconds;
-      const cpuMicros = (tally.cpuSeconds * 1e6) / sorted.length;
-      return { name: bench.name, perSecond, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), cpuMicros, failures: tally.failures };
+      const { latencies } = tally;
+      const perSecond = latencies.length / tally.seconds;
+      const cpuMicros = (tally.cpuSeconds * 1e6) / latencies.length;
+      return { name: bench.name, perSecond, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), cpuMicros, failures: tally.failures };
     });
     const [plain, repeat] = rows;
     const databaseLine = database ? `PostgreSQL ${database.serverVersion} (${database.origin})` : 'embedded PGlite (`--pglite`)';

@@ -3,7 +3,7 @@ import { cp, mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget, type PacedLoadResult, pacedLoadApart } from './support/load.js';
+import { assertAllAnswered, autocannonLoad, type LoadResult, type LoadTarget, type PacedLoadResult, pacedLoadApart, percentile } from './support/load.js';
 import { type BenchDatabase, benchDatabase } from './support/postgres.js';
 import { type RunningServer, type ServerSpec, startServer, vigilServe } from './support/processes.js';
 import { seedAlerts } from './support/seed.js';
@@ -234,8 +234,7 @@ async function ownP99Ms(vigilLog: string, window: { from: number; to: number }):
     const { msg, time, ms: took } = JSON.parse(line) as { msg?: string; time?: number; ms?: number };
     if (msg === 'request' && took !== undefined && time !== undefined && time >= window.from && time <= window.to) own.push(took);
   }
-  own.sort((a, b) => a - b);
-  return own.length ? own[Math.min(own.length - 1, Math.ceil(0.99 * own.length) - 1)] : Number.NaN;
+  return percentile(own, 0.99);
 }
 
 function report(measured: Measured[], run: { database: BenchDatabase | undefined; durationSeconds: number; vigilLog: string; vigilOwnSteadyP99Ms: number }): string {

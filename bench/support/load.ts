@@ -21,12 +21,21 @@ export interface LoadResult {
   failures: number;
 }
 
+/** The value below which `fraction` of `values` lie (nearest rank); NaN when there are none. */
+export function percentile(values: readonly number[], fraction: number): number {
+  const sorted = Float64Array.from(values).sort();
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] : Number.NaN;
+}
+
 function summarize(latencies: number[], failures: number, started: bigint): LoadResult {
   const elapsedSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const sorted = Float64Array.from(latencies).sort();
-  const percentile = (fraction: number) =>
-    sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] : Number.NaN;
-  return { requests: latencies.length, requestsPerSecond: latencies.length / elapsedSeconds, p50Ms: percentile(0.5), p99Ms: percentile(0.99), failures };
+  return {
+    requests: latencies.length,
+    requestsPerSecond: latencies.length / elapsedSeconds,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    failures,
+  };
 }
 
 /**

@@ -61,9 +61,19 @@ export interface DeliveryWorkerOptions {
  * for a round trip of its own before its request goes out: per batch, one claim and one outcome
  * write. (Claiming more than it started cost each of those a start statement of its own.) Only a
  * delivery the claim could not start (webhook stopped receiving, first attempt not due) is started
- * or given back on its own. The default lease (3 × timeout + 30 s) covers the longest wait for a slot.
+ * or given back on its own. The default lease (aheadFactor × timeout + 30 s) covers the longest
+ * wait for a slot and the attempt itself.
  */
-const aheadFactor = 3;
+export const aheadFactor = 4;
+
+/**
+ * A busy webhook is refilled once this many rounds of its in-flight limit are free, so that a claim
+ * takes two rounds of rows while the round still waiting covers the claim's round trip. Refilled at
+ * every free round (with three rounds claimed), the worker ran twice the claims for the same
+ * deliveries, and PostgreSQL spent them about a millisecond each: 2,800–3,300 against 3,400–4,300
+ * deliveries/s (BENCHMARKS.md, 2026-12-03 evening).
+ */
+const refillRounds = 2;
 
 const quietLog: WorkerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -124,8 +134,8 @@ export class DeliveryWorker {
    * notification that names no webhook, deliveries given back, a lost connection), until it finds
    * nothing more. In between, only the webhooks a search found at their limit and those a
    * notification names can have more due rows, and they are refilled from their own rows
-   * (`refill`): the busy ones once a round of their limit is free, so that their claims are a round
-   * of rows each, not one per ended attempt. A storm of events costs claims of its webhooks' rows,
+   * (`refill`): the busy ones once `refillRounds` rounds of their limit are free, so that their
+   * claims are that many rounds of rows each, not one per ended attempt. A storm of events costs claims of its webhooks' rows,
    * not searches whose cost grows with the number of webhooks (BENCHMARKS.md, 2026-11-29).
    */
   private announcements = 0;
@@ -148,7 +158,7 @@ export class DeliveryWorker {
     this.batchSize = options.batchSize ?? 100;
     this.maxInFlight = options.maxInFlight ?? 256;
     this.perWebhook = options.perWebhookInFlight ?? 32;
-    this.leaseMs = options.leaseMs ?? config.webhookTimeoutMs * 3 + 30_000;
+    this.leaseMs = options.leaseMs ?? config.webhookTimeoutMs * aheadFactor + 30_000;
     this.sending = new ConcurrencyLimit(this.perWebhook);
     this.unsent = new UnsentDeliveries(
       this.db,
@@ -293,16 +303,15 @@ export class DeliveryWorker {
 
   /**
    * Tops up the webhooks that were at their limit when the last search passed over their rows, those
-   * with at least a round of their limit free (the round still waiting for a request slot covers the
-   * claim's round trip), and those a notification named, with any room; each from its own oldest due
-   * rows. Answers whether another round may find more. A webhook that had fewer due rows than its
+   * with at least `refillRounds` rounds of their limit free, and those a notification named, with
+   * any room; each from its own oldest due rows. Answers whether another round may find more. A webhook that had fewer due rows than its
    * room is not asked again until something is announced.
    */
   private async refill(limit: number): Promise<boolean> {
     const rooms = new Map<string, number>();
     for (const webhookId of this.backlogged) {
       const room = this.roomOf(webhookId);
-      if (room >= (this.announced.delete(webhookId) ? 1 : this.perWebhook)) rooms.set(webhookId, room);
+      if (room >= (this.announced.delete(webhookId) ? 1 : this.perWebhook * refillRounds)) rooms.set(webhookId, room);
     }
     if (rooms.size === 0) return false;
     const claimed = await this.claim(limit, rooms);

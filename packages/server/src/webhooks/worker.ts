@@ -69,9 +69,9 @@ export const aheadFactor = 4;
 /**
  * A busy webhook is refilled once this many rounds of its in-flight limit are free, so that a claim
  * takes two rounds of rows while the round still waiting covers the claim's round trip. Refilled at
- * every free round (with three rounds claimed), the worker ran twice the claims for the same
- * deliveries, and PostgreSQL spent them about a millisecond each: 2,800–3,300 against 3,400–4,300
- * deliveries/s (BENCHMARKS.md, 2026-12-03 evening).
+ * every free round (with three rounds claimed), the worker ran a third more claims for the same
+ * deliveries, each planned afresh (0.7–0.9 ms of PostgreSQL's time) and run: 2,800–3,300 against
+ * 3,400–4,300 deliveries/s (BENCHMARKS.md, 2026-12-03 evening).
  */
 const refillRounds = 2;
 
@@ -135,8 +135,9 @@ export class DeliveryWorker {
    * nothing more. In between, only the webhooks a search found at their limit and those a
    * notification names can have more due rows, and they are refilled from their own rows
    * (`refill`): the busy ones once `refillRounds` rounds of their limit are free, so that their
-   * claims are that many rounds of rows each, not one per ended attempt. A storm of events costs claims of its webhooks' rows,
-   * not searches whose cost grows with the number of webhooks (BENCHMARKS.md, 2026-11-29).
+   * claims are that many rounds of rows each, not one per ended attempt. A storm of events costs
+   * claims of its webhooks' rows, not searches whose cost grows with the number of webhooks
+   * (BENCHMARKS.md, 2026-11-29).
    */
   private announcements = 0;
   private searchedUpTo = -1;
@@ -304,8 +305,8 @@ export class DeliveryWorker {
   /**
    * Tops up the webhooks that were at their limit when the last search passed over their rows, those
    * with at least `refillRounds` rounds of their limit free, and those a notification named, with
-   * any room; each from its own oldest due rows. Answers whether another round may find more. A webhook that had fewer due rows than its
-   * room is not asked again until something is announced.
+   * any room; each from its own oldest due rows. Answers whether another round may find more. A
+   * webhook that had fewer due rows than its room is not asked again until something is announced.
    */
   private async refill(limit: number): Promise<boolean> {
     const rooms = new Map<string, number>();

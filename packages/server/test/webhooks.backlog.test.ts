@@ -40,7 +40,7 @@ describe.each(databaseKinds())('a webhook with a backlog on %s', (kind) => {
   const queueBacklog = (orgId: string, webhookId: string, prefix: string, count: number) =>
     queueDueDeliveries(t.database.db, { orgId, webhookId, prefix, count, event: 'project.updated' });
   /** A worker that polls too seldom to matter here: what it finds, it finds by its searches and refills. */
-  const startWorker = (options: { maxInFlight?: number } = {}) => {
+  const startWorker = (options: { maxInFlight?: number; perWebhookInFlight?: number } = {}) => {
     counted = countStatements(t.database.db);
     return DeliveryWorker.start({
       db: counted.db,
@@ -111,13 +111,38 @@ describe.each(databaseKinds())('a webhook with a backlog on %s', (kind) => {
     const second = await createWebhook(org.apiKey, '/second', ['project.updated']);
     await queueBacklog(org.orgId, first.id, 'first', 60);
     await queueBacklog(org.orgId, second.id, 'second', 60);
-    // Room for both webhooks' limits (3 × 2 each) and one more: a refill for both often takes only
-    // what the worker has room for, outcomes still being written.
-    const worker = await startWorker({ maxInFlight: 13 });
+    // Room for both webhooks' limits (aheadFactor × 2 each) and one more: a refill for both often
+    // takes only what the worker has room for, outcomes still being written.
+    const worker = await startWorker({ maxInFlight: 2 * aheadFactor * perWebhookInFlight + 1 });
     try {
       await waitFor(() => receiver.received('/first').length + receiver.received('/second').length, (sent) => sent === 120, 'both backlogs');
     } finally {
       await worker.stop();
+    }
+  });
+
+  it("claims another webhook's delivery at once while two webhooks hold all they may, their endpoints hanging", async () => {
+    const org = await t.createOrg('business', { rateLimitPerMinute: 100_000 });
+    const hanging = [await createWebhook(org.apiKey, '/hanging-a', ['project.updated']), await createWebhook(org.apiKey, '/hanging-b', ['project.updated'])];
+    for (const [index, webhook] of hanging.entries()) await queueBacklog(org.orgId, webhook.id, `hanging${index}`, 150);
+    await createWebhook(org.apiKey, '/other', ['project.created']);
+    receiver.respond = (request) => ({ status: 200, body: 'ok', delayMs: request.path.startsWith('/hanging') ? 3000 : 5 });
+    // The default per-webhook limit and the worker's default room in all.
+    const worker = await startWorker({ perWebhookInFlight: 32 });
+    try {
+      const held = () =>
+        t.database.db.query<{ held: number }>('SELECT count(*)::int AS held FROM webhook_deliveries WHERE webhook_id = ANY ($1) AND lease_token IS NOT NULL', [
+          hanging.map((webhook) => webhook.id),
+        ]);
+      await waitFor(held, ([{ held: count }]) => count === 2 * 32 * aheadFactor, 'both webhooks to hold all they may');
+      const created = await t.request('POST', 'projects', { apiKey: org.apiKey, body: { name: 'Meanwhile' } });
+      expect(created.status).toBe(201);
+      await waitFor(() => receiver.received('/other'), (received) => received.length === 1, 'the other webhook’s delivery');
+      // Sent before any hanging request was answered: no second round of either has gone out.
+      expect(receiver.received('/hanging-a').length + receiver.received('/hanging-b').length).toBeLessThanOrEqual(2 * 32);
+    } finally {
+      await worker.stop();
+      receiver.respond = () => ({ status: 200, body: 'ok', delayMs: 5 });
     }
   });
 });

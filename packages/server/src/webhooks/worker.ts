@@ -40,7 +40,7 @@ export interface DeliveryWorkerOptions {
   log?: WorkerLog;
   /** Rows claimed per query. */
   batchSize?: number;
-  /** Attempts this process runs at once, over all webhooks. */
+  /** Deliveries this process holds at once (claimed, being sent, or waiting to be recorded), over all webhooks. */
   maxInFlight?: number;
   /** Attempts this process runs at once for one webhook, so one slow endpoint cannot take every slot. */
   perWebhookInFlight?: number;
@@ -74,6 +74,15 @@ export const aheadFactor = 4;
  * 3,400–4,300 deliveries/s (BENCHMARKS.md, 2026-12-03 evening).
  */
 const refillRounds = 2;
+
+const defaultPerWebhookInFlight = 32;
+
+/**
+ * The deliveries a worker holds in all, by default: three webhooks at their default limit
+ * (aheadFactor rounds each) fill it, so that one or two busy webhooks never hold the room another
+ * webhook's deliveries are claimed into (with four rounds per webhook, 256 left that room to two).
+ */
+const defaultMaxInFlight = 3 * aheadFactor * defaultPerWebhookInFlight;
 
 const quietLog: WorkerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -157,8 +166,8 @@ export class DeliveryWorker {
     this.log = options.log ?? quietLog;
     this.schedule = config.webhookRetryScheduleMs;
     this.batchSize = options.batchSize ?? 100;
-    this.maxInFlight = options.maxInFlight ?? 256;
-    this.perWebhook = options.perWebhookInFlight ?? 32;
+    this.maxInFlight = options.maxInFlight ?? defaultMaxInFlight;
+    this.perWebhook = options.perWebhookInFlight ?? defaultPerWebhookInFlight;
     this.leaseMs = options.leaseMs ?? config.webhookTimeoutMs * aheadFactor + 30_000;
     this.sending = new ConcurrencyLimit(this.perWebhook);
     this.unsent = new UnsentDeliveries(

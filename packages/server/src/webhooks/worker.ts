@@ -80,7 +80,7 @@ const defaultPerWebhookInFlight = 32;
 /**
  * The deliveries a worker holds in all, by default: three webhooks at their default limit
  * (aheadFactor rounds each) fill it, so that one or two busy webhooks never hold the room another
- * webhook's deliveries are claimed into (with four rounds per webhook, 256 left that room to two).
+ * webhook's deliveries are claimed into (the earlier 256 was filled by two at four rounds).
  */
 const defaultMaxInFlight = 3 * aheadFactor * defaultPerWebhookInFlight;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/platform/clock.js';
-import { aheadFactor, DeliveryWorker } from '../src/webhooks/worker.js';
+import { aheadFactor, DeliveryWorker, defaultPerWebhookInFlight } from '../src/webhooks/worker.js';
 import { startTestApp, type TestApp, testSecretKey } from './support/app.js';
 import { databaseKinds } from './support/databases.js';
 import { type CountedDb, countStatements } from './support/statement-count.js';
@@ -128,18 +128,18 @@ describe.each(databaseKinds())('a webhook with a backlog on %s', (kind) => {
     await createWebhook(org.apiKey, '/other', ['project.created']);
     receiver.respond = (request) => ({ status: 200, body: 'ok', delayMs: request.path.startsWith('/hanging') ? 3000 : 5 });
     // The default per-webhook limit and the worker's default room in all.
-    const worker = await startWorker({ perWebhookInFlight: 32 });
+    const worker = await startWorker({ perWebhookInFlight: defaultPerWebhookInFlight });
     try {
       const held = () =>
         t.database.db.query<{ held: number }>('SELECT count(*)::int AS held FROM webhook_deliveries WHERE webhook_id = ANY ($1) AND lease_token IS NOT NULL', [
           hanging.map((webhook) => webhook.id),
         ]);
-      await waitFor(held, ([{ held: count }]) => count === 2 * 32 * aheadFactor, 'both webhooks to hold all they may');
+      await waitFor(held, ([{ held: count }]) => count === 2 * defaultPerWebhookInFlight * aheadFactor, 'both webhooks to hold all they may');
       const created = await t.request('POST', 'projects', { apiKey: org.apiKey, body: { name: 'Meanwhile' } });
       expect(created.status).toBe(201);
       await waitFor(() => receiver.received('/other'), (received) => received.length === 1, 'the other webhook’s delivery');
       // Sent before any hanging request was answered: no second round of either has gone out.
-      expect(receiver.received('/hanging-a').length + receiver.received('/hanging-b').length).toBeLessThanOrEqual(2 * 32);
+      expect(receiver.received('/hanging-a').length + receiver.received('/hanging-b').length).toBeLessThanOrEqual(2 * defaultPerWebhookInFlight);
     } finally {
       await worker.stop();
       receiver.respond = () => ({ status: 200, body: 'ok', delayMs: 5 });

@@ -75,7 +75,7 @@ export const aheadFactor = 4;
  */
 const refillRounds = 2;
 
-const defaultPerWebhookInFlight = 32;
+export const defaultPerWebhookInFlight = 32;
 
 /**
  * The deliveries a worker holds in all, by default: three webhooks at their default limit
@@ -116,6 +116,8 @@ export class DeliveryWorker {
   private readonly batchSize: number;
   private readonly maxInFlight: number;
   private readonly perWebhook: number;
+  /** Deliveries of one webhook this worker may hold: aheadFactor rounds of its in-flight limit. */
+  private readonly heldPerWebhook: number;
   private readonly leaseMs: number;
   private readonly workerId = randomBytes(6).toString('hex');
   private readonly secrets = new Map<string, string>();
@@ -168,6 +170,7 @@ export class DeliveryWorker {
     this.batchSize = options.batchSize ?? 100;
     this.maxInFlight = options.maxInFlight ?? defaultMaxInFlight;
     this.perWebhook = options.perWebhookInFlight ?? defaultPerWebhookInFlight;
+    this.heldPerWebhook = this.perWebhook * aheadFactor;
     this.leaseMs = options.leaseMs ?? config.webhookTimeoutMs * aheadFactor + 30_000;
     this.sending = new ConcurrencyLimit(this.perWebhook);
     this.unsent = new UnsentDeliveries(
@@ -335,7 +338,7 @@ export class DeliveryWorker {
 
   /** How many more deliveries of the webhook this worker may hold; at most 0 when it is at its limit. */
   private roomOf(webhookId: string): number {
-    return this.perWebhook * aheadFactor - (this.held.get(webhookId) ?? 0);
+    return this.heldPerWebhook - (this.held.get(webhookId) ?? 0);
   }
 
   private async claim(limit: number, refill?: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {
@@ -346,9 +349,9 @@ export class DeliveryWorker {
       leaseUntil: new Date(now.getTime() + this.leaseMs),
       token,
       limit,
-      perWebhook: this.perWebhook * aheadFactor,
+      perWebhook: this.heldPerWebhook,
       inFlightByWebhook: this.held,
-      startAtOnce: { limit: this.perWebhook * aheadFactor, handlingByWebhook: this.running, firstAttemptDelayMs: this.schedule[0] ?? 0 },
+      startAtOnce: { limit: this.heldPerWebhook, handlingByWebhook: this.running, firstAttemptDelayMs: this.schedule[0] ?? 0 },
       refill,
     }).catch((error: unknown) => {
       // The claim may have been carried out with its answer lost: whatever it took is given back.
@@ -553,7 +556,7 @@ export class DeliveryWorker {
   /** Starts the webhook's waiting deliveries while it has free slots. */
   private startWaiting(webhookId: string): void {
     const queue = this.waiting.get(webhookId);
-    while (queue && queue.length > 0 && (this.running.get(webhookId) ?? 0) < this.perWebhook * aheadFactor) {
+    while (queue && queue.length > 0 && (this.running.get(webhookId) ?? 0) < this.heldPerWebhook) {
       const next = queue.shift()!;
       count(this.running, webhookId, 1);
       void this.handle(next.delivery, next.token);

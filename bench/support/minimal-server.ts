@@ -5,10 +5,12 @@ import { type AlertRow, toAlert } from '../../packages/server/src/modules/alerts
 import { pageWindow, toPage } from '../../packages/server/src/platform/pagination.js';
 
 /**
- * The data path's limit: the very query Vigil's alert list runs (db/list.ts selectPage, no filters,
+ * The data path's limit: the query Vigil's alert list runs (db/list.ts selectPage, no filters,
  * 20 items plus one to learn whether more follow), rows mapped by Vigil's own toAlert and toPage,
  * serialized by Fastify's default (JSON.stringify, no response schema). No auth, rate limit,
- * request id or logging.
+ * request id or logging. Sent unnamed, as a plain route sends it: Vigil keeps its list statement
+ * prepared (docs/architecture.md), which saves PostgreSQL about half its CPU per request, and
+ * BENCHMARKS.md gives Vigil against this route with a prepared statement too (2026-12-03 evening).
  */
 const orgId = process.env.BENCH_ORG_ID;
 if (!orgId) throw new Error('BENCH_ORG_ID is required');

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/connect.js';
 import { selectPage } from '../../db/list.js';
+import { namedStatement } from '../../db/named-statement.js';
 import { updateOwnedRow } from '../../db/update.js';
 import type { PageWindow } from '../../platform/pagination.js';
 import { type Alert, type AlertFilters, type AlertStatus, type CreateAlert, type OpenCounts, type Severity, severities, type TimelineEntry } from './schema.js';
@@ -24,6 +25,32 @@ export interface AlertRow {
   occurrences: number;
   last_seen_at: Date | null;
 }
+
+/** Every column of AlertRow, named in the statements kept prepared (db/named-statement.ts); the Record makes the compiler check that none is missing. */
+const alertColumns = Object.keys({
+  id: true,
+  project_id: true,
+  title: true,
+  description: true,
+  severity: true,
+  status: true,
+  area: true,
+  value: true,
+  threshold: true,
+  assignee_id: true,
+  created_at: true,
+  updated_at: true,
+  acknowledged_at: true,
+  resolved_at: true,
+  dedup_key: true,
+  occurrences: true,
+  last_seen_at: true,
+} satisfies Record<keyof AlertRow, true>);
+
+const findAlertStatements = {
+  read: namedStatement(`SELECT ${alertColumns.join(', ')} FROM alerts WHERE org_id = $1 AND id = $2`),
+  forUpdate: namedStatement(`SELECT ${alertColumns.join(', ')} FROM alerts WHERE org_id = $1 AND id = $2 FOR UPDATE`),
+};
 
 /** What a POST of an alert did: created it, or counted a repeat of the open alert with its dedupKey. */
 export interface RaisedAlert {
@@ -94,16 +121,13 @@ export async function resolveOpenAlert(db: Queryable, orgId: string, projectId: 
 }
 
 export async function findAlert(db: Queryable, orgId: string, id: string, forUpdate = false): Promise<Alert | undefined> {
-  const [row] = await db.query<AlertRow>(
-    `SELECT * FROM alerts WHERE org_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
-    [orgId, id],
-  );
+  const [row] = await db.query<AlertRow>(forUpdate ? findAlertStatements.forUpdate : findAlertStatements.read, [orgId, id]);
   return row ? toAlert(row) : undefined;
 }
 
 export async function listAlerts(db: Queryable, orgId: string, filters: AlertFilters, window: PageWindow): Promise<Alert[]> {
   const where = { project_id: filters.projectId, status: filters.status, severity: filters.severity, assignee_id: filters.assigneeId, dedup_key: filters.dedupKey };
-  return (await selectPage<AlertRow>(db, { from: 'alerts', orgId, where, contains: { column: 'title', text: filters.q }, window })).map(toAlert);
+  return (await selectPage<AlertRow>(db, { from: 'alerts', orgId, where, contains: { column: 'title', text: filters.q }, window, columns: alertColumns })).map(toAlert);
 }
 
 /**

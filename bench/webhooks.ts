@@ -143,8 +143,9 @@ async function queueDeliveries(db: Db, receiverPort: number, count: number) {
  * in the fewest statements (support/recorded-sender.ts), both in the same run; then the time from a
  * committed event to the start of its first attempt at light load. Each sender is measured warm, as a
  * worker that has been running is: measured cold, the worker compiled its code (and undici's) during
- * its own run, and the bare sender that followed it found that code compiled, about 0.05 of the ratio
- * against the worker (BENCHMARKS.md, 2026-12-03 evening).
+ * its own run, and the bare sender that followed it found that code compiled. Delivering a second
+ * queue in the same process, the worker went 13–40 % faster than in its first (BENCHMARKS.md,
+ * 2026-12-03 evening).
  */
 export async function runWebhookBench(mode: BenchMode = fullRun): Promise<string> {
   const deliveries = sized(mode, 20_000, 300);
